@@ -1,0 +1,502 @@
+// A small, stateful stand-in for the GitHub REST API, served over real HTTP on
+// 127.0.0.1 so the real Octokit (from @actions/github, pointed at it with
+// GITHUB_API_URL / baseUrl) talks to it as it would to api.github.com.
+//
+// Implemented routes (responses shaped like the real API):
+//   GET   /repos/{o}/{r}/collaborators/{user}/permission
+//   POST  /repos/{o}/{r}/issues/{n}/comments                      201
+//   GET   /repos/{o}/{r}/issues/comments/{id}
+//   PATCH /repos/{o}/{r}/issues/comments/{id}
+//   POST  /repos/{o}/{r}/pulls/{n}/comments/{comment_id}/replies  201 (kind 'review')
+//   GET   /repos/{o}/{r}/pulls/comments/{id}
+//   PATCH /repos/{o}/{r}/pulls/comments/{id}
+//   POST  /repos/{o}/{r}/issues/comments/{id}/reactions           201 (200 when it already exists)
+//   POST  /repos/{o}/{r}/pulls/comments/{id}/reactions            201 (200 when it already exists)
+//   POST  /repos/{o}/{r}/issues/{n}/reactions                     201 (200 when it already exists)
+// Anything else: 404 {message:'Not Found'}, recorded in `requests` and `unexpected`.
+// A request without an Authorization header gets 401 'Requires authentication'
+// (with `acceptTokens`, any other token gets 401 'Bad credentials').
+// Comment bodies must be non-empty and at most 65536 characters (Unicode code
+// points), else 422 'Validation Failed', like GitHub.
+// Reactions may target any id (the triggering comment from the payload does
+// not need to exist in `comments`).
+import http from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { STATUS_CODES } from 'node:http'
+
+export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
+
+export interface RecordedGitHubRequest {
+  method: string
+  /** path as sent, including any query string */
+  path: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  headers: Record<string, any>
+  at: number
+  /** the status the fake answered */
+  status: number
+  /** name of the route that handled it (e.g. 'createComment'); undefined when nothing matched (404) */
+  route?: string
+  /** true when an injected fault answered */
+  faulted?: boolean
+}
+
+export interface FakeComment {
+  id: number
+  body: string
+  issue_number?: number
+  pull_number?: number
+  in_reply_to_id?: number
+  kind: 'issue' | 'review'
+  /** every body the comment ever had, in order (the first is the body it was created with) */
+  updates: string[]
+  /** 'owner/repo' it was created in */
+  repo: string
+}
+
+export interface FakeReaction {
+  subject: 'issue_comment' | 'review_comment' | 'issue'
+  id: number
+  content: string
+  repo: string
+}
+
+export interface FakeGitHub {
+  url: string
+  requests: RecordedGitHubRequest[]
+  /** requests no route matched (answered 404) */
+  unexpected: RecordedGitHubRequest[]
+  comments: Map<number, FakeComment>
+  reactions: FakeReaction[]
+  /** inject a fault: the next `times` (default 1) requests matching method ('*' = any) + path regexp (tested against the path without query string) answer `status` */
+  fail(method: string, path: RegExp, status: number, times?: number, extra?: { body?: unknown; headers?: Record<string, string> }): void
+  /** every second matching request (the 2nd, 4th, ...) answers `status` */
+  failEveryOther(method: string, path: RegExp, status: number): void
+  close(): Promise<void>
+}
+
+export interface FakeGitHubOptions {
+  /** collaborator role by login (case-insensitive); unknown logins get 404 from the permission endpoint */
+  permissions?: Record<string, Permission>
+  /** login of the account the token belongs to (author of created comments and reactions); default 'github-actions[bot]' */
+  botLogin?: string
+  /** when set, only these tokens are accepted (others: 401 Bad credentials) */
+  acceptTokens?: string[]
+}
+
+const REACTIONS = new Set(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'])
+const DOCS = 'https://docs.github.com/rest'
+const MAX_BODY = 65536
+
+/** Legacy `permission` for a role, as GitHub reports it (maintain -> write, triage -> read). */
+export function legacyPermission(role: Permission): 'admin' | 'write' | 'read' | 'none' {
+  switch (role) {
+    case 'admin':
+      return 'admin'
+    case 'maintain':
+    case 'write':
+      return 'write'
+    case 'triage':
+    case 'read':
+      return 'read'
+    default:
+      return 'none'
+  }
+}
+
+const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+const nodeId = (prefix: string, id: number): string => Buffer.from(`${prefix}${id}`).toString('base64').replace(/=+$/, '')
+
+function userJson(login: string, type: 'User' | 'Bot', id: number): Record<string, unknown> {
+  return {
+    login,
+    id,
+    node_id: nodeId(type === 'Bot' ? 'BOT_' : 'U_', id),
+    avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
+    gravatar_id: '',
+    url: `https://api.github.com/users/${encodeURIComponent(login)}`,
+    html_url: type === 'Bot' ? `https://github.com/apps/${login.replace(/\[bot\]$/, '')}` : `https://github.com/${login}`,
+    type,
+    site_admin: false
+  }
+}
+
+function idForLogin(login: string): number {
+  let h = 0
+  for (const ch of login.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) % 90_000_000
+  return 10_000_000 + h
+}
+
+interface Fault {
+  method: string
+  path: RegExp
+  status: number
+  remaining: number
+  everyOther: boolean
+  seen: number
+  extra?: { body?: unknown; headers?: Record<string, string> }
+}
+
+interface RouteResult {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const botLogin = opts.botLogin ?? 'github-actions[bot]'
+  const bot = userJson(botLogin, 'Bot', 41898282)
+  const permissions = new Map(Object.entries(opts.permissions ?? {}).map(([k, v]) => [k.toLowerCase(), { login: k, role: v }]))
+  const requests: RecordedGitHubRequest[] = []
+  const unexpected: RecordedGitHubRequest[] = []
+  const comments = new Map<number, FakeComment>()
+  const reactions: FakeReaction[] = []
+  const reactionIds = new Map<string, number>()
+  const createdAt = new Map<number, string>()
+  const faults: Fault[] = []
+  const sockets = new Set<Socket>()
+  let nextCommentId = 1_900_000_001
+  let nextReactionId = 250_000_001
+
+  const validationFailed = (resource: string, message: string): RouteResult => ({
+    status: 422,
+    body: {
+      message: 'Validation Failed',
+      errors: [{ resource, code: 'custom', field: 'body', message }],
+      documentation_url: DOCS
+    }
+  })
+  const notFound = (): RouteResult => ({ status: 404, body: { message: 'Not Found', documentation_url: DOCS, status: '404' } })
+
+  const checkBody = (body: unknown, resource: string): RouteResult | undefined => {
+    if (typeof body !== 'string' || body.length === 0) return validationFailed(resource, 'body cannot be blank')
+    let points = 0
+    for (const _ of body) {
+      void _
+      if (++points > MAX_BODY) return validationFailed(resource, `body is too long (maximum is ${MAX_BODY} characters)`)
+    }
+    return undefined
+  }
+
+  const commentJson = (owner: string, repo: string, c: FakeComment): Record<string, unknown> => {
+    const api = `https://api.github.com/repos/${owner}/${repo}`
+    const base = {
+      id: c.id,
+      node_id: nodeId(c.kind === 'issue' ? 'IC_' : 'PRRC_', c.id),
+      body: c.body,
+      user: bot,
+      created_at: createdAt.get(c.id),
+      updated_at: now(),
+      author_association: 'NONE',
+      reactions: { url: `${api}/${c.kind === 'issue' ? 'issues' : 'pulls'}/comments/${c.id}/reactions`, total_count: 0 }
+    }
+    if (c.kind === 'issue') {
+      return {
+        ...base,
+        url: `${api}/issues/comments/${c.id}`,
+        html_url: `https://github.com/${owner}/${repo}/issues/${c.issue_number}#issuecomment-${c.id}`,
+        issue_url: `${api}/issues/${c.issue_number}`,
+        performed_via_github_app: null
+      }
+    }
+    return {
+      ...base,
+      url: `${api}/pulls/comments/${c.id}`,
+      html_url: `https://github.com/${owner}/${repo}/pull/${c.pull_number}#discussion_r${c.id}`,
+      pull_request_url: `${api}/pulls/${c.pull_number}`,
+      pull_request_review_id: c.id + 1,
+      in_reply_to_id: c.in_reply_to_id,
+      diff_hunk: '',
+      path: '',
+      commit_id: '0000000000000000000000000000000000000000',
+      original_commit_id: '0000000000000000000000000000000000000000'
+    }
+  }
+
+  const react = (owner: string, repo: string, subject: FakeReaction['subject'], id: number, content: unknown): RouteResult => {
+    if (typeof content !== 'string' || !REACTIONS.has(content)) {
+      return {
+        status: 422,
+        body: {
+          message: 'Validation Failed',
+          errors: [{ resource: 'Reaction', code: 'custom', field: 'content', message: `content is not included in the list` }],
+          documentation_url: DOCS
+        }
+      }
+    }
+    const key = `${owner}/${repo}:${subject}:${id}:${content}`
+    const existing = reactionIds.get(key)
+    const reactionId = existing ?? nextReactionId++
+    if (existing === undefined) {
+      reactionIds.set(key, reactionId)
+      reactions.push({ subject, id, content, repo: `${owner}/${repo}` })
+    }
+    return {
+      status: existing === undefined ? 201 : 200,
+      body: { id: reactionId, node_id: nodeId('REA_', reactionId), user: bot, content, created_at: now() }
+    }
+  }
+
+  type Handler = (m: string[], body: Record<string, unknown>) => RouteResult
+  const routes: Array<{ name: string; method: string; re: RegExp; handle: Handler }> = [
+    {
+      name: 'getCollaboratorPermissionLevel',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/,
+      handle: m => {
+        const entry = permissions.get(decodeURIComponent(m[3]).toLowerCase())
+        if (!entry) return notFound()
+        const role = entry.role
+        const permission = legacyPermission(role)
+        const user = {
+          ...userJson(entry.login, 'User', idForLogin(entry.login)),
+          permissions: {
+            admin: role === 'admin',
+            maintain: role === 'admin' || role === 'maintain',
+            push: ['admin', 'maintain', 'write'].includes(role),
+            triage: ['admin', 'maintain', 'write', 'triage'].includes(role),
+            pull: role !== 'none'
+          },
+          role_name: role
+        }
+        return { status: 200, body: { permission, role_name: role, user } }
+      }
+    },
+    {
+      name: 'createComment',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
+      handle: (m, body) => {
+        const bad = checkBody(body.body, 'IssueComment')
+        if (bad) return bad
+        const id = nextCommentId++
+        const c: FakeComment = { id, body: body.body as string, issue_number: Number(m[3]), kind: 'issue', updates: [body.body as string], repo: `${m[1]}/${m[2]}` }
+        comments.set(id, c)
+        createdAt.set(id, now())
+        return { status: 201, body: commentJson(m[1], m[2], c), headers: { location: `https://api.github.com/repos/${m[1]}/${m[2]}/issues/comments/${id}` } }
+      }
+    },
+    {
+      name: 'getComment',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/,
+      handle: m => {
+        const c = comments.get(Number(m[3]))
+        if (!c || c.kind !== 'issue') return notFound()
+        return { status: 200, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      name: 'updateComment',
+      method: 'PATCH',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/,
+      handle: (m, body) => {
+        const c = comments.get(Number(m[3]))
+        if (!c || c.kind !== 'issue') return notFound()
+        const bad = checkBody(body.body, 'IssueComment')
+        if (bad) return bad
+        c.body = body.body as string
+        c.updates.push(c.body)
+        return { status: 200, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      name: 'createReplyForReviewComment',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/,
+      handle: (m, body) => {
+        const bad = checkBody(body.body, 'PullRequestReviewComment')
+        if (bad) return bad
+        const id = nextCommentId++
+        const c: FakeComment = {
+          id,
+          body: body.body as string,
+          pull_number: Number(m[3]),
+          in_reply_to_id: Number(m[4]),
+          kind: 'review',
+          updates: [body.body as string],
+          repo: `${m[1]}/${m[2]}`
+        }
+        comments.set(id, c)
+        createdAt.set(id, now())
+        return { status: 201, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      name: 'getReviewComment',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/comments\/(\d+)$/,
+      handle: m => {
+        const c = comments.get(Number(m[3]))
+        if (!c || c.kind !== 'review') return notFound()
+        return { status: 200, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      name: 'updateReviewComment',
+      method: 'PATCH',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/comments\/(\d+)$/,
+      handle: (m, body) => {
+        const c = comments.get(Number(m[3]))
+        if (!c || c.kind !== 'review') return notFound()
+        const bad = checkBody(body.body, 'PullRequestReviewComment')
+        if (bad) return bad
+        c.body = body.body as string
+        c.updates.push(c.body)
+        return { status: 200, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      name: 'createReactionForIssueComment',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)\/reactions$/,
+      handle: (m, body) => react(m[1], m[2], 'issue_comment', Number(m[3]), body.content)
+    },
+    {
+      name: 'createReactionForPullRequestReviewComment',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/comments\/(\d+)\/reactions$/,
+      handle: (m, body) => react(m[1], m[2], 'review_comment', Number(m[3]), body.content)
+    },
+    {
+      name: 'createReactionForIssue',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/reactions$/,
+      handle: (m, body) => react(m[1], m[2], 'issue', Number(m[3]), body.content)
+    }
+  ]
+
+  const baseHeaders = (): Record<string, string> => ({
+    'content-type': 'application/json; charset=utf-8',
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-api-version-selected': '2022-11-28',
+    'x-github-request-id': `FAKE:${Math.floor(Math.random() * 1e9).toString(16).toUpperCase()}`,
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': '4999',
+    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+    'x-ratelimit-used': '1',
+    'x-ratelimit-resource': 'core'
+  })
+
+  const takeFault = (method: string, pathname: string): Fault | undefined => {
+    for (const f of faults) {
+      if (f.method !== '*' && f.method !== method) continue
+      f.path.lastIndex = 0
+      if (!f.path.test(pathname)) continue
+      if (f.everyOther) {
+        f.seen++
+        if (f.seen % 2 === 0) return f
+        continue
+      }
+      if (f.remaining > 0) {
+        f.remaining--
+        return f
+      }
+    }
+    return undefined
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8')
+      const method = (req.method ?? 'GET').toUpperCase()
+      const path = req.url ?? '/'
+      const pathname = (path.split('?')[0].replace(/^\/api\/v3(?=\/)/, '').replace(/\/+$/, '') || '/')
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      let body: any = raw.length > 0 ? raw : undefined
+      let parseError = false
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw)
+        } catch {
+          parseError = true
+        }
+      }
+      const rec: RecordedGitHubRequest = { method, path, body, headers: { ...req.headers }, at: Date.now(), status: 0 }
+      requests.push(rec)
+      const send = (r: RouteResult): void => {
+        rec.status = r.status
+        const payload = r.status === 204 || r.status === 304 ? '' : JSON.stringify(r.body)
+        res.writeHead(r.status, { ...baseHeaders(), ...(r.headers ?? {}) })
+        res.end(payload)
+      }
+
+      const fault = takeFault(method, pathname)
+      if (fault) {
+        rec.faulted = true
+        send({
+          status: fault.status,
+          body: fault.extra?.body ?? { message: STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS, status: String(fault.status) },
+          headers: fault.extra?.headers
+        })
+        return
+      }
+
+      const auth = String(req.headers.authorization ?? '')
+      const token = auth.replace(/^(token|bearer)\s+/i, '').trim()
+      if (!auth || !token) {
+        send({ status: 401, body: { message: 'Requires authentication', documentation_url: DOCS, status: '401' } })
+        return
+      }
+      if (opts.acceptTokens && !opts.acceptTokens.includes(token)) {
+        send({ status: 401, body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' } })
+        return
+      }
+      if (parseError) {
+        send({ status: 400, body: { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' } })
+        return
+      }
+
+      for (const route of routes) {
+        if (route.method !== method) continue
+        const m = route.re.exec(pathname)
+        if (!m) continue
+        rec.route = route.name
+        try {
+          send(route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}))
+        } catch (err) {
+          send({ status: 500, body: { message: `fake-github: ${(err as Error)?.stack ?? String(err)}` } })
+        }
+        return
+      }
+      unexpected.push(rec)
+      send(notFound())
+    })
+  })
+  server.on('connection', socket => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  let closed: Promise<void> | undefined
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    unexpected,
+    comments,
+    reactions,
+    fail(method, path, status, times = 1, extra) {
+      faults.push({ method: method.toUpperCase(), path, status, remaining: times, everyOther: false, seen: 0, extra })
+    },
+    failEveryOther(method, path, status) {
+      faults.push({ method: method.toUpperCase(), path, status, remaining: Infinity, everyOther: true, seen: 0 })
+    },
+    close: () => {
+      closed ??= new Promise<void>(resolve => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+        for (const s of sockets) s.destroy()
+      })
+      return closed
+    }
+  }
+}

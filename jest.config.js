@@ -1,0 +1,13 @@
+// ESM: @actions/core 3 and @actions/github 9 ship only ES modules, so jest runs
+// in its ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by `npm test`).
+export default {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/__tests__'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true }]
+  },
+  testTimeout: 60000,
+  verbose: false
+}

@@ -1,0 +1,371 @@
+// The one home of secret redaction. Every text that leaves the process (comments,
+// step summary, outputs, transcripts, logs) passes through a Redactor, and every
+// command the agent runs gets an environment cleaned by scrubEnv.
+//
+// For each known secret S the redactor searches for:
+//   - S itself, also with any of its non-alphanumeric characters percent-encoded
+//     (hex case-insensitive, `+` for space), JSON-escaped or HTML-escaped;
+//   - the stable "core" of base64 / base64url of any text holding S, at each of
+//     the 3 byte alignments, so S is caught inside `base64("x-access-token:" + S)`
+//     (how actions/checkout stores the token in .git/config), `echo $S | base64`...;
+//   - the exact base64 of `x-access-token:S`.
+// Whatever their value, it also removes token-shaped strings: GitHub tokens
+// (ghp_ gho_ ghu_ ghs_ ghr_ github_pat_), Anthropic keys (sk-ant-) and JWTs.
+
+/** What every secret form is replaced by. */
+export const REDACTED = '***'
+
+/** Secret values shorter than this (after trim) are ignored. */
+export const MIN_SECRET_LENGTH = 8
+
+/**
+ * Token-shaped strings matched whatever their value. Each is a fixed prefix and
+ * one greedy character class, so a start either succeeds by taking the whole run
+ * or fails within a few characters: no catastrophic backtracking.
+ */
+const TOKEN_SOURCES = [
+  'gh[pousr]_[A-Za-z0-9]{20,}',
+  'github_pat_[A-Za-z0-9_]{20,}',
+  'sk-ant-[A-Za-z0-9_-]{10,}'
+]
+
+/** Length floor reported by maxFormLength: GitHub tokens and Anthropic keys are shorter. */
+const TOKEN_CONTEXT = 256
+
+/**
+ * Dotted base64url words, starting only at the beginning of a run (the
+ * lookbehind), so the scan is linear; JWTs are looked for inside each word.
+ */
+const DOTTED_WORD = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+){2,}/g
+const JWT_PART_MIN = 10
+
+const X_ACCESS_TOKEN = 'x-access-token:'
+
+interface Form {
+  source: string
+  /** Longest text the form can match. */
+  length: number
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+}
+
+/** `%2F` → `%2[fF]`: percent-encoding with case-insensitive hex digits. */
+function percentPattern(bytes: Buffer): string {
+  let out = ''
+  for (const b of bytes) {
+    const hex = b.toString(16).toUpperCase().padStart(2, '0')
+    out += '%'
+    for (const d of hex) out += /[A-F]/.test(d) ? `[${d}${d.toLowerCase()}]` : d
+  }
+  return out
+}
+
+const HTML_ESCAPES: Record<string, string[]> = {
+  '&': ['&amp;'],
+  '<': ['&lt;'],
+  '>': ['&gt;'],
+  '"': ['&quot;', '&#34;'],
+  "'": ['&#39;', '&#x27;']
+}
+
+/**
+ * S as is, where each non-alphanumeric character may also appear
+ * percent-encoded, JSON-escaped or HTML-escaped.
+ */
+function textForm(secret: string): Form {
+  let source = ''
+  let length = 0
+  for (const ch of secret) {
+    if (/^[A-Za-z0-9]$/.test(ch)) {
+      source += ch
+      length += 1
+      continue
+    }
+    const bytes = Buffer.from(ch, 'utf8')
+    const alternatives: string[] = [percentPattern(bytes)]
+    let longest = bytes.length * 3
+    const json = JSON.stringify(ch).slice(1, -1)
+    const escapes = [...(HTML_ESCAPES[ch] ?? [])]
+    if (json !== ch) escapes.push(json)
+    if (ch === '/') escapes.push('\\/')
+    for (const e of escapes) {
+      alternatives.push(escapeRegExp(e))
+      longest = Math.max(longest, e.length)
+    }
+    if (ch === ' ') alternatives.push('\\+')
+    alternatives.push(escapeRegExp(ch))
+    source += `(?:${alternatives.join('|')})`
+    length += Math.max(longest, ch.length)
+  }
+  return { source, length }
+}
+
+function literal(text: string): Form {
+  return { source: escapeRegExp(text), length: text.length }
+}
+
+function toBase64Url(b64: string): string {
+  return b64.replace(/\+/g, '-').replace(/\//g, '_')
+}
+
+/**
+ * For each byte alignment k, the part of base64(k bytes + S) that depends on S
+ * only: it appears in the base64 of any text holding S at that alignment.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8')
+  const cores: string[] = []
+  for (let k = 0; k < 3; k++) {
+    const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64')
+    const start = k > 0 ? 4 : 0
+    const end = (k + bytes.length) % 3 !== 0 ? encoded.length - 4 : encoded.length
+    const core = encoded.slice(start, end)
+    if (core.length >= 8) cores.push(core)
+  }
+  return cores
+}
+
+function formsOf(secret: string): Form[] {
+  const forms: Form[] = [textForm(secret)]
+  const exact = Buffer.from(X_ACCESS_TOKEN + secret, 'utf8').toString('base64')
+  forms.push(literal(exact))
+  for (const core of base64Cores(secret)) {
+    forms.push(literal(core))
+    const url = toBase64Url(core)
+    if (url !== core) forms.push(literal(url))
+  }
+  return forms
+}
+
+/** Replace JWT-looking runs (`eyJ….eyJ….…`, each part 10+ chars) inside dotted words. */
+function redactJwts(text: string): string {
+  if (!text.includes('eyJ')) return text
+  return text.replace(DOTTED_WORD, word => {
+    if (!word.includes('eyJ')) return word
+    const parts = word.split('.')
+    const out: string[] = []
+    let i = 0
+    while (i < parts.length) {
+      if (i + 2 < parts.length) {
+        const first = parts[i]
+        const at = first.indexOf('eyJ')
+        if (
+          at >= 0 &&
+          first.length - at >= JWT_PART_MIN &&
+          parts[i + 1].startsWith('eyJ') &&
+          parts[i + 1].length >= JWT_PART_MIN &&
+          parts[i + 2].length >= JWT_PART_MIN
+        ) {
+          out.push(first.slice(0, at) + REDACTED)
+          i += 3
+          continue
+        }
+      }
+      out.push(parts[i])
+      i++
+    }
+    return out.join('.')
+  })
+}
+
+export class Redactor {
+  readonly #secrets = new Set<string>()
+  readonly #forms = new Map<string, number>()
+  #pattern: RegExp | null = null
+  #maxFormLength = TOKEN_CONTEXT
+
+  constructor(secrets?: Iterable<string>) {
+    if (secrets) for (const s of secrets) this.add(s)
+  }
+
+  /**
+   * Add a secret value. Values shorter than 8 characters (after trim) are
+   * ignored: redacting "true" or "1" would wreck output. A multi-line value also
+   * adds each of its lines (8+ chars), as output often shows it line by line.
+   */
+  add(secret: string): void {
+    if (typeof secret !== 'string') return
+    const value = secret.trim()
+    if (value.length < MIN_SECRET_LENGTH || this.#secrets.has(value)) return
+    this.#secrets.add(value)
+    for (const form of formsOf(value)) {
+      if (!this.#forms.has(form.source)) {
+        this.#forms.set(form.source, form.length)
+        this.#maxFormLength = Math.max(this.#maxFormLength, form.length)
+        this.#pattern = null
+      }
+    }
+    if (/[\r\n]/.test(value)) for (const line of value.split(/\r?\n|\r/)) this.add(line)
+  }
+
+  /** Number of distinct secret values known. */
+  get size(): number {
+    return this.#secrets.size
+  }
+
+  /**
+   * The longest text any form can match (at least 256, which covers GitHub
+   * tokens and Anthropic keys): keep this much context around a cut.
+   */
+  get maxFormLength(): number {
+    return this.#maxFormLength
+  }
+
+  #compiled(): RegExp {
+    if (this.#pattern === null) {
+      const sources = [...this.#forms.entries()].sort((a, b) => b[1] - a[1]).map(([source]) => source)
+      this.#pattern = new RegExp([...sources, ...TOKEN_SOURCES].join('|'), 'g')
+    }
+    return this.#pattern
+  }
+
+  /** Replace every known form of every secret, and every token-shaped string, by `***`. Pure; never throws. */
+  redact(text: string): string {
+    try {
+      const s = typeof text === 'string' ? text : String(text)
+      if (s.length === 0) return s
+      return redactJwts(s.replace(this.#compiled(), REDACTED))
+    } catch {
+      return `${REDACTED} (redaction failed)`
+    }
+  }
+
+  /** True when redact would change the text. */
+  contains(text: string): boolean {
+    return this.redact(text) !== text
+  }
+
+  /**
+   * Redact every string inside a JSON-like value (deep copy, keys included),
+   * for transcripts and outputs. Arrays, plain objects, Maps and Sets are
+   * copied; Errors become Errors with redacted name, message and stack; other
+   * non-plain objects are copied with their own enumerable properties. Never throws.
+   */
+  redactDeep<T>(value: T): T {
+    try {
+      return this.#deep(value, new Map()) as T
+    } catch {
+      return (typeof value === 'string' ? this.redact(value) : REDACTED) as T
+    }
+  }
+
+  #deep(value: unknown, seen: Map<object, unknown>): unknown {
+    if (typeof value === 'string') return this.redact(value)
+    if (value === null || typeof value !== 'object') return value
+    const known = seen.get(value)
+    if (known !== undefined) return known
+
+    if (Array.isArray(value)) {
+      const out: unknown[] = []
+      seen.set(value, out)
+      for (const item of value) out.push(this.#deep(item, seen))
+      return out
+    }
+    if (value instanceof Date) return new Date(value.getTime())
+    if (value instanceof Map) {
+      const out = new Map<unknown, unknown>()
+      seen.set(value, out)
+      for (const [k, v] of value) out.set(this.#deep(k, seen), this.#deep(v, seen))
+      return out
+    }
+    if (value instanceof Set) {
+      const out = new Set<unknown>()
+      seen.set(value, out)
+      for (const v of value) out.add(this.#deep(v, seen))
+      return out
+    }
+    if (value instanceof Error) {
+      const out = new Error(this.redact(value.message))
+      seen.set(value, out)
+      out.name = this.redact(value.name)
+      out.stack = value.stack === undefined ? undefined : this.redact(value.stack)
+      for (const [k, v] of Object.entries(value)) {
+        if (k !== 'message' && k !== 'name' && k !== 'stack') (out as unknown as Record<string, unknown>)[this.redact(k)] = this.#deep(v, seen)
+      }
+      return out
+    }
+    if (ArrayBuffer.isView(value)) return value
+
+    const out = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>
+    seen.set(value, out)
+    for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.#deep(v, seen)
+    return out
+  }
+}
+
+const SECRET_NAMES = new Set([
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+  'INPUT_ANTHROPIC_API_KEY',
+  'INPUT_GITHUB_TOKEN'
+])
+
+/** AUTH, but not AUTHOR (GIT_AUTHOR_NAME); AUTHORIZATION still counts. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|CREDENTIAL|ACCESS_?KEY|AUTH(?!OR(?!I))/i
+
+function normalName(name: string): string {
+  return name.replace(/-/g, '_').toUpperCase()
+}
+
+/** Whether a variable name looks like it holds a secret (hyphens count as underscores). */
+export function isSecretName(name: string): boolean {
+  const n = normalName(name)
+  return SECRET_NAMES.has(n) || SECRET_NAME.test(n)
+}
+
+/**
+ * Secret values found in an environment: values (length >= 8 after trim) of
+ * variables whose names look secret. Values are returned as found, without duplicates.
+ */
+export function secretsFromEnv(env: Record<string, string | undefined>): string[] {
+  const out: string[] = []
+  const seen = new Set<string>()
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== 'string' || !isSecretName(name)) continue
+    if (value.trim().length < MIN_SECRET_LENGTH || seen.has(value)) continue
+    seen.add(value)
+    out.push(value)
+  }
+  return out
+}
+
+/**
+ * Runner file-command paths: a command writing to them would change the
+ * environment, PATH, outputs or summary of later steps of the job.
+ */
+const FILE_COMMANDS = new Set(['GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'])
+
+/** Whether a variable must never reach a command the agent runs, whatever its value. */
+function isForbiddenName(name: string): boolean {
+  const n = normalName(name)
+  return (
+    n.startsWith('INPUT_') ||
+    n.startsWith('ANTHROPIC_') ||
+    n.startsWith('ACTIONS_') ||
+    FILE_COMMANDS.has(n) ||
+    isSecretName(name)
+  )
+}
+
+/**
+ * The environment for a command the agent runs: drops INPUT_*, ANTHROPIC_*,
+ * ACTIONS_*, GITHUB_TOKEN, GH_TOKEN, runner file-command paths (GITHUB_ENV,
+ * GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), every
+ * secret-looking name, every variable whose value holds a known secret or a
+ * token-shaped string, and undefined values. Everything else is kept.
+ */
+export function scrubEnv(env: Record<string, string | undefined>, redactor: Redactor): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== 'string' || isForbiddenName(name)) continue
+    if (redactor.contains(value) || redactor.contains(name)) continue
+    out[name] = value
+  }
+  return out
+}

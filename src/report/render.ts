@@ -1,0 +1,163 @@
+// RunResult -> markdown for the comment (65,536 characters at most) and the
+// job summary (1 MiB at most). Command output is data: it sits in a fence it
+// cannot close, and mentions in it are neutralised.
+import { MARKER } from '../trigger'
+import { fenceFor, neutraliseMentions, stripImages } from '../untrusted'
+import type { CommandRecord, ExitReason, RunResult, Usage } from '../types'
+import { formatUsd } from '../agent/cost'
+
+export const COMMENT_LIMIT = 65536
+export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
+/** output shown per command in the comment; the summary shows it all */
+const COMMENT_OUTPUT_CHARS = 2000
+
+export interface ReportMeta {
+  model: string
+  runUrl?: string
+  sandbox: string
+  limits: { maxTurns: number; timeoutMinutes: number; maxCostUsd?: number; maxTokens: number }
+  elapsedMs: number
+}
+
+export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'>
+
+/** One line saying how the run ended, when it did not simply finish. */
+export function headline(o: Outcome, meta: ReportMeta): string | undefined {
+  const done = `${o.commands.length} command${o.commands.length === 1 ? '' : 's'} ran in ${o.turns} turn${o.turns === 1 ? '' : 's'}; the log below shows what was done.`
+  const reasons: Partial<Record<ExitReason, string>> = {
+    max_turns: `⚠️ **Stopped at the turn limit** (max-turns: ${meta.limits.maxTurns}) before the agent finished. ${done}`,
+    timeout: `⚠️ **Stopped at the time limit** (timeout-minutes: ${meta.limits.timeoutMinutes}) before the agent finished. ${done}`,
+    budget: `⚠️ **Stopped at the cost limit**: the estimated cost $${formatUsd(o.costUsd ?? 0)} passed max-cost-usd (${meta.limits.maxCostUsd}). ${done}`,
+    max_tokens: `⚠️ **The model's reply was cut short** at max-tokens (${meta.limits.maxTokens}); a command it was writing was not run. ${done}`,
+    refusal: `⚠️ **The model declined to continue** (stop reason: refusal). ${done}`,
+    model_context_window_exceeded: `⚠️ **The conversation outgrew the model's context window**, so the run ended. ${done}`,
+    cancelled: `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
+    error: `❌ **The run failed**: ${o.error ?? 'unknown error'} ${done}`
+  }
+  return reasons[o.exitReason]
+}
+
+export function footer(o: Outcome, meta: ReportMeta): string {
+  const parts = [
+    `model ${meta.model}`,
+    `${o.turns} turn${o.turns === 1 ? '' : 's'}`,
+    `${o.commands.length} command${o.commands.length === 1 ? '' : 's'}`,
+    tokens(o.usage),
+    o.costUsd === null ? undefined : `~$${formatUsd(o.costUsd)}`,
+    `${(meta.elapsedMs / 1000).toFixed(0)} s`,
+    `sandbox: ${meta.sandbox}`,
+    meta.runUrl ? `[run log](${meta.runUrl})` : undefined
+  ].filter(Boolean)
+  return `<sub>${parts.join(' · ')}</sub>`
+}
+
+function tokens(u: Usage): string {
+  const n = (x: number) => x.toLocaleString('en-US')
+  const cache =
+    u.cacheReadTokens || u.cacheCreationTokens
+      ? ` (cache: ${n(u.cacheReadTokens)} read, ${n(u.cacheCreationTokens)} written)`
+      : ''
+  return `${n(u.inputTokens)} in / ${n(u.outputTokens)} out tokens${cache}`
+}
+
+/** One command as markdown: a header line and a fenced block with the command and its output. */
+export function renderCommand(rec: CommandRecord, index: number, maxOutput: number): string {
+  const status = rec.blocked
+    ? 'refused (blocked)'
+    : rec.timedOut
+      ? 'timed out'
+      : rec.aborted
+        ? 'stopped'
+        : rec.exitCode === null
+          ? 'no exit code'
+          : `exit ${rec.exitCode}`
+  const icon = rec.exitCode === 0 && !rec.timedOut && !rec.blocked ? '✅' : '⚠️'
+  let output = rec.output
+  if (output.length > maxOutput) {
+    const half = Math.floor(maxOutput / 2)
+    output = `${output.slice(0, half)}\n[... ${output.length - 2 * half} characters trimmed here; the job summary has the whole output ...]\n${output.slice(-half)}`
+  }
+  const body = neutraliseMentions(`$ ${rec.command}\n${output}`)
+  const fence = fenceFor(body)
+  return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${fence}console\n${body}\n${fence}\n`
+}
+
+/**
+ * The log of commands within `budget` characters: all of them when they fit,
+ * else the first and the last ones with a line saying how many were left out.
+ */
+export function renderLog(commands: CommandRecord[], budget: number, maxOutput: number, whereAll: string): string {
+  const blocks = commands.map((c, i) => renderCommand(c, i, maxOutput))
+  const total = (bs: string[]) => bs.reduce((n, b) => n + b.length + 1, 0)
+  if (total(blocks) <= budget) return blocks.join('\n')
+  let head = 0
+  let tail = 0
+  let used = 200 // room for the omission line
+  // Take from both ends alternately so the start and the end both show.
+  for (let turn = 0; head + tail < blocks.length; turn++) {
+    const takeHead = turn % 2 === 0
+    const b = takeHead ? blocks[head] : blocks[blocks.length - 1 - tail]
+    if (used + b.length + 1 > budget) break
+    used += b.length + 1
+    if (takeHead) head++
+    else tail++
+  }
+  const left = blocks.length - head - tail
+  const gap = `*… ${left} command${left === 1 ? '' : 's'} left out here to fit; ${whereAll} has them all.*\n`
+  return [...blocks.slice(0, head), gap, ...blocks.slice(blocks.length - tail)].join('\n')
+}
+
+function details(summary: string, inner: string): string {
+  return `<details><summary>${summary}</summary>\n\n${inner}\n</details>`
+}
+
+/** The final comment: headline, the model's final text, the command log, the footer. */
+export function renderFinal(o: Outcome, meta: ReportMeta, limit = COMMENT_LIMIT): string {
+  return renderReport(o, meta, limit, COMMENT_OUTPUT_CHARS, 'the job summary')
+}
+
+/** The job summary: the same report with every command's whole output. */
+export function renderSummary(o: Outcome, meta: ReportMeta): string {
+  return renderReport(o, meta, SUMMARY_LIMIT, Number.MAX_SAFE_INTEGER, 'the transcript artifact')
+}
+
+function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string): string {
+  const head = headline(o, meta)
+  let text = stripImages(neutraliseMentions(o.finalText.trim()))
+  if (!text && !head) text = '_The agent finished without a final message._'
+  const foot = footer(o, meta)
+  const logTitle = `Commands (${o.commands.length})`
+  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), foot].join('\n\n').length + 64
+  // The log is trimmed first; the final text only when it alone does not fit.
+  const maxText = Math.max(0, limit - fixed - 2000)
+  if (text.length > maxText) {
+    text = `${text.slice(0, maxText)}\n\n*[… ${text.length - maxText} characters of the final text cut to fit]*`
+  }
+  const logBudget = limit - fixed - text.length
+  const log = o.commands.length
+    ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
+    : '_No commands were run._'
+  return [MARKER, head, text, log, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+}
+
+/** The progress comment while the agent works. */
+export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): string {
+  const lines = o.commands.map(c => {
+    const mark = c.exitCode === 0 && !c.timedOut && !c.blocked ? '✅' : '⚠️'
+    const first = c.command.split('\n')[0]
+    const cmd = first.length > 120 ? `${first.slice(0, 120)}…` : first
+    return `${mark} \`${neutraliseMentions(cmd).replace(/`/g, "'")}\` · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
+  })
+  if (current !== undefined) {
+    const first = current.split('\n')[0]
+    lines.push(`⏳ \`${neutraliseMentions(first.length > 120 ? `${first.slice(0, 120)}…` : first).replace(/`/g, "'")}\``)
+  }
+  const status = `⏳ **Working on it** (turn ${o.turns}, ${(meta.elapsedMs / 1000).toFixed(0)} s)${meta.runUrl ? ` · [follow the run](${meta.runUrl})` : ''}`
+  let shown = lines
+  if (lines.join('\n').length > 50000) {
+    const keep = lines.slice(-200)
+    shown = [`*… ${lines.length - keep.length} earlier commands*`, ...keep]
+  }
+  const body = [MARKER, status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
+  return body.length <= COMMENT_LIMIT ? body : body.slice(0, COMMENT_LIMIT)
+}

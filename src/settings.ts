@@ -1,0 +1,110 @@
+// Every input read and validated once. A bad value fails the step with one
+// line naming the input, before any network call.
+import * as core from '@actions/core'
+
+export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
+export const DEFAULT_MODEL = 'claude-sonnet-4-6'
+
+export type SandboxMode = 'user' | 'none'
+
+export interface Settings {
+  task: string
+  triggerPhrase: string
+  apiKey: string
+  /** when set, the key is sent as x-api-key to this endpoint (ANTHROPIC_AUTH_TOKEN is ignored, as in the original harness) */
+  baseUrl: string | undefined
+  /** used only when no API key is given and no base URL is set: sent as a bearer token */
+  authToken: string | undefined
+  model: string
+  githubToken: string
+  issueNumber: number | undefined
+  maxTurns: number
+  maxTokens: number
+  commandTimeoutMs: number
+  maxOutputChars: number
+  blocked: string[]
+  allowedUsers: string[]
+  appendSystemPrompt: string
+  sandbox: SandboxMode
+  timeoutMinutes: number
+  maxCostUsd: number | undefined
+}
+
+export class SettingsError extends Error {}
+
+/** Reads INPUT_* like the runner passes them. `env` is the process environment (for fallbacks). */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const input = (name: string): string => core.getInput(name)
+  const explicit = (name: string): boolean => env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] !== undefined
+
+  const baseUrl = input('anthropic-base-url') || env.ANTHROPIC_BASE_URL || undefined
+  const apiKey = input('anthropic-api-key') || env.ANTHROPIC_API_KEY || ''
+  const authToken = baseUrl ? undefined : env.ANTHROPIC_AUTH_TOKEN || undefined
+  if (!apiKey && !authToken) {
+    throw new SettingsError(
+      'Input anthropic-api-key is required: set it (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`) or provide ANTHROPIC_API_KEY in the environment.'
+    )
+  }
+  if (baseUrl !== undefined) {
+    try {
+      new URL(baseUrl)
+    } catch {
+      throw new SettingsError(`Input anthropic-base-url must be a URL, got "${baseUrl}".`)
+    }
+  }
+
+  // An explicitly empty list allows every command; an absent input means the defaults.
+  const blocked = explicit('blocked-commands') ? lines(input('blocked-commands')) : [...DEFAULT_BLOCKED]
+  const sandbox = (input('sandbox') || 'user').trim().toLowerCase()
+  if (sandbox !== 'user' && sandbox !== 'none') {
+    throw new SettingsError(`Input sandbox must be "user" or "none", got "${sandbox}".`)
+  }
+  const issue = input('issue-number')
+
+  return {
+    task: input('task').trim(),
+    triggerPhrase: input('trigger-phrase').trim() || '/agent',
+    apiKey,
+    baseUrl,
+    authToken,
+    model: input('model').trim() || env.MODEL_ID || DEFAULT_MODEL,
+    githubToken: input('github-token') || env.GITHUB_TOKEN || '',
+    issueNumber: issue ? positiveInt('issue-number', issue) : undefined,
+    maxTurns: positiveInt('max-turns', input('max-turns'), 50),
+    maxTokens: positiveInt('max-tokens', input('max-tokens'), 8000),
+    commandTimeoutMs: positiveInt('command-timeout', input('command-timeout'), 120) * 1000,
+    maxOutputChars: positiveInt('max-output-chars', input('max-output-chars'), 50000),
+    blocked,
+    allowedUsers: lines(input('allowed-users')).map(u => u.replace(/^@/, '')),
+    appendSystemPrompt: input('append-system-prompt').trim(),
+    sandbox,
+    timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
+    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd'))
+  }
+}
+
+function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map(l => l.trim())
+    .filter(l => l !== '')
+}
+
+function positiveInt(name: string, raw: string, fallback?: number): number {
+  const text = raw.trim()
+  if (text === '' && fallback !== undefined) return fallback
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw new SettingsError(`Input ${name} must be a positive whole number, got "${raw}".`)
+  }
+  return Number(text)
+}
+
+function positiveNumber(name: string, raw: string): number | undefined {
+  const text = raw.trim().replace(/^\$/, '')
+  if (text === '') return undefined
+  const n = Number(text)
+  if (!/^\d*\.?\d+$/.test(text) || !(n > 0) || !Number.isFinite(n)) {
+    throw new SettingsError(`Input ${name} must be a positive number of dollars (e.g. 2.50), got "${raw}".`)
+  }
+  return n
+}

@@ -1,0 +1,457 @@
+// The agent's one tool: run one shell command and record what came of it.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFile, readdir } from 'node:fs/promises'
+import path from 'node:path'
+import type { CommandRecord } from '../types'
+import { OutputCapture, captureBytes, finishOutput } from './output'
+
+export type Identity =
+  | { kind: 'self' } // run as the current user
+  | { kind: 'uid'; user: string; uid: number; gid: number; home: string } // we are root: spawn with Node's uid/gid options
+  | { kind: 'sudo'; user: string; home: string } // we have passwordless sudo: wrap in `sudo -n -u USER -- env -i K=V... <argv>`
+
+export interface BashOptions {
+  cwd: string
+  /** the complete environment of the command (already scrubbed by the caller); used as is */
+  env: Record<string, string>
+  timeoutMs: number
+  maxOutputChars: number
+  /** substrings that refuse a command (case-sensitive `includes`); empty array allows all */
+  blocked: string[]
+  /** applied to captured text before it is cut */
+  redact: (text: string) => string
+  /** chars of extra context kept around each cut for redaction, default 512 */
+  redactMargin?: number
+  /** default { kind: 'self' } */
+  identity?: Identity
+  /** aborting kills the whole process group at once; the record gets aborted: true */
+  signal?: AbortSignal
+}
+
+/** After exit, wait at most this long for the pipe to close ... */
+const DRAIN_MAX_MS = 500
+/** ... and stop early once nothing arrived for this long. */
+const DRAIN_IDLE_MS = 25
+/** After a kill, give up waiting for the process to exit after this long. */
+const KILL_GRACE_MS = 5000
+
+// Runs inside the spawned bash: merge stderr into the one stdout pipe, then
+// replace itself with a fresh bash running the command, so the command keeps
+// its own semantics ($?, exit, syntax errors reported by bash).
+const SELF_SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
+const SUDO_SCRIPT = 'exec 2>&1; exec "$@"'
+
+function findBash(envPath: string | undefined): string {
+  const dirs = (envPath ?? '').split(path.delimiter).filter((d) => d !== '')
+  for (const dir of [...dirs, '/bin', '/usr/bin', '/usr/local/bin']) {
+    const p = path.join(dir, 'bash')
+    try {
+      if (statSync(p).isFile()) return p
+    } catch {
+      // not here
+    }
+  }
+  return 'bash'
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** Process groups of `pid`'s descendants, read from /proc (empty without /proc). */
+function descendantGroups(pid: number): number[] {
+  const parent = new Map<number, number>()
+  const group = new Map<number, number>()
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      parent.set(Number(name), Number(fields[1]))
+      group.set(Number(name), Number(fields[2]))
+    } catch {
+      // gone or unreadable
+    }
+  }
+  const children = new Map<number, number[]>()
+  for (const [p, pp] of parent) {
+    const list = children.get(pp)
+    if (list) list.push(p)
+    else children.set(pp, [p])
+  }
+  const groups = new Set<number>()
+  const queue = [...(children.get(pid) ?? [])]
+  const seen = new Set<number>(queue)
+  while (queue.length > 0) {
+    const p = queue.shift() as number
+    const g = group.get(p)
+    if (g !== undefined && g > 1) groups.add(g)
+    for (const c of children.get(p) ?? []) {
+      if (!seen.has(c)) {
+        seen.add(c)
+        queue.push(c)
+      }
+    }
+  }
+  return [...groups]
+}
+
+/** SIGKILL the process group of `pid` (and the groups of its descendants). Never throws. */
+function killGroup(pid: number, identity: Identity): void {
+  const groups = [...new Set([pid, ...descendantGroups(pid)])]
+  if (identity.kind === 'sudo') {
+    // the runner cannot signal the sandbox user's processes: kill as that user
+    try {
+      const k = spawn('sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '--', ...groups.map((g) => `-${g}`)], {
+        stdio: 'ignore'
+      })
+      k.on('error', () => undefined)
+    } catch {
+      // best effort
+    }
+  }
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL')
+    } catch {
+      // gone already, or not ours to signal
+    }
+  }
+}
+
+function baseRecord(command: string): CommandRecord {
+  return {
+    command,
+    exitCode: null,
+    durationMs: 0,
+    output: '(no output)',
+    truncated: false,
+    timedOut: false,
+    blocked: false
+  }
+}
+
+/** Run one command with bash. Never throws: every failure becomes a record. */
+export async function runBash(command: string, opts: BashOptions): Promise<CommandRecord> {
+  const rec = baseRecord(command)
+
+  const hit = opts.blocked.find((s) => s !== '' && command.includes(s))
+  if (hit !== undefined) {
+    return { ...rec, blocked: true, output: `Error: command refused: it contains the blocked substring "${hit}"` }
+  }
+  if (opts.signal?.aborted) {
+    const why = 'the run was cancelled before this command started'
+    return { ...rec, aborted: true, error: why, output: `Error: ${why}` }
+  }
+  try {
+    if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
+  } catch (e) {
+    const why =
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : message(e)
+    return { ...rec, error: why, output: `Error: ${why}` }
+  }
+
+  const identity: Identity = opts.identity ?? { kind: 'self' }
+  const margin = opts.redactMargin ?? 512
+  const bash = findBash(opts.env.PATH)
+  let args: string[]
+  let env: Record<string, string> = opts.env
+  let ids: { uid?: number; gid?: number } = {}
+  if (identity.kind === 'self') {
+    args = ['-c', SELF_SCRIPT, 'bash', command]
+  } else if (identity.kind === 'uid') {
+    env = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
+    ids = { uid: identity.uid, gid: identity.gid }
+    args = ['-c', SELF_SCRIPT, 'bash', command]
+  } else {
+    const inner = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
+    const pairs = Object.entries(inner)
+      .filter(([k]) => k !== '' && !k.includes('=') && !k.startsWith('-'))
+      .map(([k, v]) => `${k}=${v}`)
+    args = ['-c', SUDO_SCRIPT, 'bash', 'sudo', '-n', '-u', identity.user, '--', 'env', '-i', ...pairs, 'bash', '-c', command]
+  }
+
+  const bytes = captureBytes(opts.maxOutputChars, margin)
+  const capture = new OutputCapture(bytes, bytes)
+  const started = Date.now()
+
+  let child: ChildProcess
+  try {
+    child = spawn(bash, args, {
+      cwd: opts.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      detached: true,
+      ...ids
+    })
+  } catch (e) {
+    const why = message(e)
+    return { ...rec, error: why, output: `Error: ${why}` }
+  }
+
+  return new Promise<CommandRecord>((resolve) => {
+    const stdout = child.stdout
+    let done = false
+    let exited = false
+    let streamClosed = false
+    let exitCode: number | null = null
+    let timedOut = false
+    let aborted = false
+    let spawnError: string | undefined
+    let drainTimer: NodeJS.Timeout | undefined
+    let drainCap: NodeJS.Timeout | undefined
+    let graceTimer: NodeJS.Timeout | undefined
+
+    const finish = (): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      clearTimeout(drainTimer)
+      clearTimeout(drainCap)
+      clearTimeout(graceTimer)
+      opts.signal?.removeEventListener('abort', onAbort)
+      if (stdout) {
+        stdout.removeAllListeners('data')
+        stdout.on('error', () => undefined)
+        stdout.destroy()
+      }
+      const durationMs = Date.now() - started
+      if (spawnError !== undefined && !exited && capture.totalBytes === 0) {
+        resolve({ ...rec, durationMs, error: spawnError, output: `Error: ${spawnError}` })
+        return
+      }
+      let out: { output: string; truncated: boolean }
+      try {
+        out = finishOutput(capture.snapshot(), opts.maxOutputChars, margin, opts.redact)
+      } catch (e) {
+        // a throwing redact must not leak the unredacted text
+        out = { output: `Error: the output could not be processed: ${message(e)}`, truncated: false }
+      }
+      const result: CommandRecord = {
+        ...rec,
+        exitCode: timedOut || aborted ? null : exitCode,
+        durationMs,
+        output: out.output,
+        truncated: out.truncated,
+        timedOut
+      }
+      if (aborted) result.aborted = true
+      if (spawnError !== undefined) result.error = spawnError
+      resolve(result)
+    }
+
+    const kill = (): void => {
+      if (child.pid !== undefined && !exited) killGroup(child.pid, identity)
+      if (graceTimer === undefined) graceTimer = setTimeout(finish, KILL_GRACE_MS)
+    }
+
+    const timer = setTimeout(() => {
+      if (exited || done) return
+      timedOut = true
+      kill()
+    }, Math.max(0, opts.timeoutMs))
+
+    const onAbort = (): void => {
+      if (exited || done) return
+      aborted = true
+      kill()
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true })
+
+    const idle = (): void => {
+      clearTimeout(drainTimer)
+      drainTimer = setTimeout(finish, DRAIN_IDLE_MS)
+    }
+
+    if (stdout) {
+      stdout.on('data', (chunk: Buffer) => {
+        capture.push(chunk)
+        if (exited) idle()
+      })
+      stdout.on('error', () => undefined)
+      stdout.on('close', () => {
+        streamClosed = true
+        if (exited) finish()
+      })
+    } else {
+      streamClosed = true
+    }
+
+    child.on('error', (e) => {
+      // spawn failure (no exit will follow) or a failed signal (ignored)
+      if (child.pid === undefined) {
+        spawnError = message(e)
+        finish()
+      }
+    })
+
+    child.on('exit', (code) => {
+      exited = true
+      exitCode = code
+      if (streamClosed) {
+        finish()
+        return
+      }
+      // background children may hold the pipe open: take what is there, then stop
+      idle()
+      drainCap = setTimeout(finish, DRAIN_MAX_MS)
+    })
+  })
+}
+
+/** The text sent back to the model as the tool_result content, and whether it is an error. */
+export function toolResult(rec: CommandRecord, timeoutMs: number): { content: string; isError: boolean } {
+  const isError =
+    rec.blocked || rec.timedOut || rec.aborted === true || rec.error !== undefined || rec.exitCode !== 0
+  if (rec.blocked || (rec.error !== undefined && rec.exitCode === null && !rec.timedOut && !rec.aborted)) {
+    return { content: rec.output, isError }
+  }
+  const lines = [rec.output]
+  if (rec.exitCode !== null && rec.exitCode !== 0) lines.push(`[exit code ${rec.exitCode}]`)
+  if (rec.timedOut) {
+    lines.push(`Error: the command timed out after ${timeoutMs / 1000} s and its process group was killed`)
+  } else if (rec.aborted) {
+    lines.push('Error: the run was cancelled while this command ran, and its process group was killed')
+  } else if (rec.exitCode === null) {
+    lines.push('[the command was killed by a signal]')
+  }
+  return { content: lines.join('\n'), isError }
+}
+
+/** Run a helper command, never throwing; resolves with its exit code (null on failure) and stdout. */
+function run(file: string, args: string[], timeoutMs = 10000): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    let out = ''
+    let settled = false
+    const settle = (code: number | null): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(t)
+      resolve({ code, stdout: out })
+    }
+    let child: ChildProcess
+    try {
+      child = spawn(file, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    } catch {
+      resolve({ code: null, stdout: '' })
+      return
+    }
+    const t = setTimeout(() => {
+      try {
+        child.kill('SIGKILL')
+      } catch {
+        // gone
+      }
+      settle(null)
+    }, timeoutMs)
+    child.stdout?.on('data', (d: Buffer) => {
+      if (out.length < 1_000_000) out += d.toString('utf8')
+    })
+    child.on('error', () => settle(null))
+    child.on('close', (code) => settle(code))
+  })
+}
+
+function tryKill(pid: number): boolean {
+  try {
+    process.kill(pid, 'SIGKILL')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Pids whose environment holds `entry` exactly, or (when `uid` is given) whose real or effective uid is `uid`. */
+async function scanProc(entry: string | undefined, uid: number | undefined): Promise<number[]> {
+  const found: number[] = []
+  let names: string[]
+  try {
+    names = await readdir('/proc')
+  } catch {
+    return found
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    const pid = Number(name)
+    if (pid === process.pid || pid <= 1) continue
+    if (uid !== undefined) {
+      try {
+        const status = await readFile(`/proc/${name}/status`, 'latin1')
+        const line = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)
+        const zombie = /^State:\s+Z/m.test(status)
+        if (line && !zombie && (Number(line[1]) === uid || Number(line[2]) === uid)) {
+          found.push(pid)
+          continue
+        }
+      } catch {
+        // gone or unreadable
+      }
+    }
+    if (entry !== undefined) {
+      try {
+        const environ = await readFile(`/proc/${name}/environ`, 'utf8')
+        if (environ.split('\0').includes(entry)) found.push(pid)
+      } catch {
+        // gone or unreadable
+      }
+    }
+  }
+  return found
+}
+
+/** Count a user's processes with pgrep (best effort, 0 when unknown). */
+async function countUserProcesses(user: string): Promise<number> {
+  const r = await run('pgrep', ['-u', user])
+  return r.stdout.split('\n').filter((l) => /^\d+$/.test(l.trim())).length
+}
+
+/**
+ * Kill every process a run left behind (background jobs, setsid children).
+ * The caller puts `BASH_AGENT_RUN=<marker>` in every command's env. Returns
+ * how many processes were killed (best effort). Never throws.
+ */
+export async function killLeftovers(marker: string, identity: Identity): Promise<number> {
+  try {
+    if (identity.kind === 'sudo') {
+      const count = await countUserProcesses(identity.user)
+      const r = await run('sudo', ['-n', 'pkill', '-KILL', '-u', identity.user])
+      if (r.code !== 0 && r.code !== 1) {
+        // no root via sudo: kill, as the sandbox user, everything that user may signal
+        await run('sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '-1'])
+      }
+      return count
+    }
+
+    const ownUid = typeof process.getuid === 'function' ? process.getuid() : -1
+    // never sweep root's or our own user's processes by owner
+    const sweepUid =
+      identity.kind === 'uid' && identity.uid !== 0 && identity.uid !== ownUid ? identity.uid : undefined
+
+    if (!existsSync('/proc/self/environ')) {
+      if (identity.kind !== 'uid' || sweepUid === undefined) return 0
+      const count = await countUserProcesses(identity.user)
+      await run('pkill', ['-KILL', '-u', identity.user])
+      return count
+    }
+
+    const entry = marker !== '' ? `BASH_AGENT_RUN=${marker}` : undefined
+    if (entry === undefined && sweepUid === undefined) return 0
+    const killed = new Set<number>()
+    // several rounds: a dying loop may have forked once more
+    for (let round = 0; round < 5; round++) {
+      const pids = (await scanProc(entry, sweepUid)).filter((p) => !killed.has(p))
+      if (pids.length === 0) break
+      for (const pid of pids) if (tryKill(pid)) killed.add(pid)
+    }
+    return killed.size
+  } catch {
+    return 0
+  }
+}

@@ -1,0 +1,142 @@
+// Event payload -> the task to run and where to answer, or why not to run.
+import type { Settings } from './settings'
+
+/** Hidden in every comment the action writes, so it never answers itself. */
+export const MARKER = '<!-- bash-agent-action -->'
+
+export type Thread =
+  | { kind: 'issue'; number: number }
+  | { kind: 'review'; pullNumber: number; commentId: number }
+
+export interface Person {
+  login: string
+  type: string
+}
+
+export interface Task {
+  prompt: string
+  /** where the report goes; none for a dispatch without issue-number (job summary only) */
+  thread?: Thread
+  /** what gets the eyes reaction */
+  reactTo?: { subject: 'issue_comment' | 'review_comment' | 'issue'; id: number }
+  /** everyone whose permission decides whether the run may start (author and sender) */
+  people: Person[]
+  /** information from the thread, for the system prompt (untrusted text) */
+  context: {
+    issueNumber?: number
+    issueTitle?: string
+    issueBody?: string
+    isPullRequest?: boolean
+    reviewPath?: string
+    reviewDiffHunk?: string
+  }
+  source: string
+}
+
+export type Decision = { run: true; task: Task } | { run: false; reason: string }
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export function decide(eventName: string, payload: any, settings: Settings): Decision {
+  const skip = (reason: string): Decision => ({ run: false, reason })
+  const action: string | undefined = payload?.action
+  const comment = payload?.comment
+  const issue = payload?.issue
+  const pr = payload?.pull_request
+  const people: Person[] = []
+  const addPerson = (u: any) => {
+    if (u?.login && !people.some(p => p.login === u.login)) people.push({ login: u.login, type: u.type ?? 'User' })
+  }
+
+  const isComment = eventName === 'issue_comment' || eventName === 'pull_request_review_comment'
+  if (isComment) {
+    if (action !== 'created') return skip(`the comment was ${action ?? 'changed'}, not created`)
+    if (typeof comment?.body === 'string' && comment.body.includes(MARKER)) {
+      return skip('the comment is one of this action\'s own reports')
+    }
+    addPerson(comment?.user)
+  }
+  if (eventName === 'issues') {
+    if (action !== 'opened' && action !== 'labeled') return skip(`issue event "${action}" does not start a run`)
+    if (action === 'opened') addPerson(issue?.user)
+  }
+  addPerson(payload?.sender)
+
+  const context: Task['context'] = {}
+  const thread = threadOf(eventName, payload, settings)
+  let reactTo: Task['reactTo']
+  if (eventName === 'issue_comment' && comment?.id) reactTo = { subject: 'issue_comment', id: comment.id }
+  else if (eventName === 'pull_request_review_comment' && comment?.id) reactTo = { subject: 'review_comment', id: comment.id }
+  else if (eventName === 'issues' && issue?.number) reactTo = { subject: 'issue', id: issue.number }
+
+  const subject = issue ?? pr
+  if (subject?.number) {
+    context.issueNumber = subject.number
+    context.issueTitle = subject.title ?? ''
+    context.issueBody = subject.body ?? ''
+    context.isPullRequest = Boolean(pr || issue?.pull_request)
+  }
+  if (eventName === 'pull_request_review_comment') {
+    context.reviewPath = comment?.path
+    context.reviewDiffHunk = comment?.diff_hunk
+  }
+
+  const make = (prompt: string, source: string): Decision => ({
+    run: true,
+    task: { prompt, thread, reactTo, people, context, source }
+  })
+
+  if (settings.task) return make(settings.task, 'the task input')
+
+  const phrase = settings.triggerPhrase
+  if (isComment) {
+    const prompt = taskAfterPhrase(comment?.body ?? '', phrase)
+    if (prompt === undefined) return skip(`the comment does not contain ${phrase}`)
+    return make(prompt, eventName === 'issue_comment' ? 'an issue comment' : 'a review comment')
+  }
+  if (eventName === 'issues') {
+    const title: string = issue?.title ?? ''
+    const body: string = issue?.body ?? ''
+    if (action === 'labeled') {
+      const label: string = payload?.label?.name ?? ''
+      if (!sameLabel(label, phrase)) return skip(`the label "${label}" is not ${phrase}`)
+      return make(`${title}\n\n${body}`.trim(), 'a labelled issue')
+    }
+    const fromBody = taskAfterPhrase(body, phrase)
+    if (fromBody !== undefined) return make(fromBody, 'an opened issue')
+    const fromTitle = taskAfterPhrase(title, phrase)
+    if (fromTitle !== undefined) return make(fromTitle === title ? `${title}\n\n${body}`.trim() : fromTitle, 'an opened issue')
+    return skip(`the issue does not contain ${phrase}`)
+  }
+  return skip(`event ${eventName} carries no comment or issue with ${phrase}; set the task input to run on it`)
+}
+
+/** The text after the phrase; the whole text when nothing follows; undefined when the phrase is absent. */
+export function taskAfterPhrase(text: string, phrase: string): string | undefined {
+  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  // The phrase must stand alone: "/agent" does not match "/agents" or "x/agent".
+  const match = new RegExp(`(^|[\\s(])${escaped}(?=$|[\\s:,.!?)])`, 'i').exec(text)
+  if (!match) return undefined
+  const after = text
+    .slice(match.index + match[0].length)
+    .replace(/^[:,]/, '')
+    .trim()
+  return after || text.trim()
+}
+
+function sameLabel(label: string, phrase: string): boolean {
+  const norm = (s: string) => s.trim().toLowerCase().replace(/^\//, '')
+  return label !== '' && norm(label) === norm(phrase)
+}
+
+function threadOf(eventName: string, payload: any, settings: Settings): Thread | undefined {
+  if (eventName === 'pull_request_review_comment' && payload?.comment?.id && payload?.pull_request?.number) {
+    // Replies to replies are not supported by the API: answer the thread's first comment.
+    return {
+      kind: 'review',
+      pullNumber: payload.pull_request.number,
+      commentId: payload.comment.in_reply_to_id ?? payload.comment.id
+    }
+  }
+  const number = payload?.issue?.number ?? payload?.pull_request?.number ?? settings.issueNumber
+  return number ? { kind: 'issue', number } : undefined
+}

@@ -1,0 +1,68 @@
+// Shared data shapes: one run flows through these as plain values.
+import type Anthropic from '@anthropic-ai/sdk'
+
+export type MessageParam = Anthropic.MessageParam
+export type Message = Anthropic.Message
+export type ContentBlockParam = Anthropic.ContentBlockParam
+export type ToolResultBlockParam = Anthropic.ToolResultBlockParam
+export type MessageCreateParams = Anthropic.MessageCreateParamsNonStreaming
+
+/** One shell command the model asked for, and what came of it. */
+export interface CommandRecord {
+  command: string
+  /** null when the process was killed by a signal, refused, or never started */
+  exitCode: number | null
+  durationMs: number
+  /** stdout and stderr merged, decoded, cleaned, redacted and cut to the limit; `(no output)` when empty */
+  output: string
+  /** output was longer than the limit and its middle was cut */
+  truncated: boolean
+  timedOut: boolean
+  /** refused by a blocked substring, never run */
+  blocked: boolean
+  /** the run was cancelled or hit its deadline while this command ran */
+  aborted?: boolean
+  /** spawn failure or tool-call problem, when the command could not run at all */
+  error?: string
+}
+
+export interface Usage {
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheCreationTokens: number
+}
+
+export type ExitReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'model_context_window_exceeded'
+  | 'max_turns'
+  | 'timeout'
+  | 'budget'
+  | 'skipped'
+  | 'error'
+  | 'cancelled'
+  | (string & {})
+
+export interface RunResult {
+  finalText: string
+  exitReason: ExitReason
+  turns: number
+  commands: CommandRecord[]
+  usage: Usage
+  /** estimated dollars, null when the model's prices are unknown */
+  costUsd: number | null
+  messages: MessageParam[]
+  /** a sentence for the user when exitReason is error (already free of secrets) */
+  error?: string
+}
+
+export const emptyUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheCreationTokens: 0
+})

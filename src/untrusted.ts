@@ -1,0 +1,166 @@
+// Text from issues, comments and the model is data, not instructions: helpers to
+// take out what a human reader would not see (so the model cannot be steered by
+// hidden text), to keep shown text from pinging people or closing its code
+// block, and to keep a crafted reply from making GitHub fetch an attacker's URL.
+
+/**
+ * Invisible characters: Unicode's Default_Ignorable_Code_Point covers zero-width
+ * characters (U+200B-U+200F, U+2060-U+2064, U+FEFF, U+180E), the soft hyphen,
+ * bidi controls (U+061C, U+202A-U+202E, U+2066-U+2069), tag characters
+ * (U+E0000-U+E007F), variation selectors, Hangul fillers and other invisible
+ * format characters.
+ */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
+const PICTOGRAPH = /^[\p{Extended_Pictographic}\p{Emoji_Modifier}\uFE0F]$/u
+const EXT_PICTOGRAPH = /^\p{Extended_Pictographic}$/u
+const DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u
+/** Letters of scripts whose spelling uses ZWNJ/ZWJ (Persian, Hindi, Malayalam, Sinhala...). */
+const JOINING_SCRIPT =
+  /^(?=[\p{L}\p{M}])[\p{scx=Arabic}\p{scx=Syriac}\p{scx=Thaana}\p{scx=Nko}\p{scx=Mongolian}\p{scx=Devanagari}\p{scx=Bengali}\p{scx=Gurmukhi}\p{scx=Gujarati}\p{scx=Oriya}\p{scx=Tamil}\p{scx=Telugu}\p{scx=Kannada}\p{scx=Malayalam}\p{scx=Sinhala}]$/u
+
+/** HTML comments, including `<!-->`, `<!--->`, those closed by `--!>` and an unterminated one (to the end). */
+const HTML_COMMENT = /<!--(?:-?>|[\s\S]*?--!?>|[\s\S]*$)/g
+/** Link reference definitions pointing nowhere, the markdown "comment" idiom: `[//]: # (hidden)`, `[x]: <> "hidden"`. */
+const MARKDOWN_COMMENT = /^ {0,3}\[[^\]\n]+\]:[ \t]*(?:#|<>)(?:[ \t].*)?$/gm
+/** A line end followed by 3 or more blank lines. */
+const BLANK_RUN = /(\r?\n)(?:[ \t]*\r?\n){3,}/g
+
+function codePointBefore(text: string, index: number): number | undefined {
+  if (index <= 0) return undefined
+  const low = text.charCodeAt(index - 1)
+  if (low >= 0xdc00 && low <= 0xdfff && index >= 2) {
+    const high = text.charCodeAt(index - 2)
+    if (high >= 0xd800 && high <= 0xdbff) return text.codePointAt(index - 2)
+  }
+  return low
+}
+
+function is(re: RegExp, cp: number | undefined): boolean {
+  return cp !== undefined && re.test(String.fromCodePoint(cp))
+}
+
+/**
+ * Keeps what emoji and some scripts need: a zero-width joiner between two
+ * pictographs (👩‍💻), ZWNJ/ZWJ between two letters of a script whose spelling
+ * uses them (Persian می‌خواهم), and a single text/emoji presentation selector
+ * (U+FE0E/U+FE0F) right after a visible character. Everything else invisible
+ * goes, including joiners inside Latin words and runs of variation selectors
+ * (which can smuggle bytes after an emoji).
+ */
+function removeInvisible(text: string): string {
+  return text.replace(INVISIBLE, (ch: string, offset: number, whole: string) => {
+    const before = codePointBefore(whole, offset)
+    const after = whole.codePointAt(offset + ch.length)
+    if (ch === '\u200c' || ch === '\u200d') {
+      if (is(JOINING_SCRIPT, before) && is(JOINING_SCRIPT, after)) return ch
+      if (ch === '\u200d' && is(PICTOGRAPH, before) && is(EXT_PICTOGRAPH, after)) return ch
+      return ''
+    }
+    if (ch === '\ufe0f' || ch === '\ufe0e') {
+      return before !== undefined && !is(DEFAULT_IGNORABLE, before) && !/\s/.test(String.fromCodePoint(before)) ? ch : ''
+    }
+    return ''
+  })
+}
+
+/**
+ * Strip hidden markdown from untrusted text: HTML comments (`<!-- ... -->`, also
+ * unterminated at the end), `[//]: # (...)` comments, zero-width characters,
+ * bidi controls, Unicode tag characters and other invisible format characters;
+ * collapse runs of more than 2 blank lines. Visible text is kept unchanged
+ * (HTML comments inside code blocks are removed too). Idempotent.
+ */
+export function stripHidden(text: string): string {
+  let out = typeof text === 'string' ? text : String(text ?? '')
+  // Removing one thing can make another (`<!<!-- -->-- x -->`): repeat until stable.
+  for (let i = 0; i < 10; i++) {
+    const next = removeInvisible(out).replace(HTML_COMMENT, '').replace(MARKDOWN_COMMENT, '')
+    if (next === out) break
+    out = next
+  }
+  return out.replace(BLANK_RUN, '$1$1$1')
+}
+
+/**
+ * Make text safe to show inside GitHub markdown as data: a U+200B goes after
+ * every `@` that starts a mention (`@octocat`, `@org/team`), so nobody is
+ * pinged. An `@` right after a letter or digit (a@b.com) is left alone, as
+ * GitHub does not read it as a mention.
+ */
+export function neutraliseMentions(text: string): string {
+  return text.replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9])/g, '@\u200b')
+}
+
+/** A fence of backticks longer than any run of backticks inside text (at least 3), so the text can never close its code block. */
+export function fenceFor(text: string): string {
+  let longest = 0
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
+  return '`'.repeat(Math.max(3, longest + 1))
+}
+
+/** Tags that make GitHub fetch a URL (or that wrap such tags). */
+const MEDIA_TAG_NAMES = 'img|image|picture|source|video|audio|track|embed|object|iframe|input|svg'
+const MEDIA_TAG = new RegExp(`<\\/?(?:${MEDIA_TAG_NAMES})\\b(?:[^>"']|"[^"]*"|'[^']*')*>?`, 'gi')
+const MEDIA_TAG_START = new RegExp(`<(?=\\/?(?:${MEDIA_TAG_NAMES})\\b)`, 'gi')
+
+/**
+ * `![alt](url "title")`: the alt text allows one level of nested brackets and
+ * escapes; the destination is `<...>` or has balanced parentheses. Alternatives
+ * start with distinct characters and whitespace runs are taken atomically
+ * (`(?=(?<w>\s*))\k<w>`), so matching stays linear.
+ */
+const INLINE_IMAGE = new RegExp(
+  [
+    String.raw`(?<slashes>\\*)!\[(?<alt>(?:[^[\]\\]|\\[\s\S]|\[(?:[^[\]\\]|\\[\s\S])*\])*)\]`,
+    String.raw`\((?=(?<w1>\s*))\k<w1>`,
+    String.raw`(?:<(?<angled>[^<>\n]*)>|(?<bare>(?:[^\s()\\]|\\[\s\S]|\((?:[^\s()\\]|\\[\s\S])*\))*))`,
+    String.raw`(?=(?<w2>\s*))\k<w2>(?:(?:"[^"]*"|'[^']*'|\([^()]*\))(?=(?<w3>\s*))\k<w3>)?\)`
+  ].join(''),
+  'g'
+)
+
+/**
+ * Escape (`\!`) every unescaped `!` before `[` that could start an image: when
+ * a `](` or `][` follows in the same paragraph (inline, full and collapsed
+ * references), or, when the text has any `]:` (a possible reference
+ * definition), every one (shortcut references). `vec![1, 2]` in prose without
+ * links is left alone.
+ */
+function escapeImageBangs(text: string): string {
+  const anyDefinition = text.includes(']:')
+  return text
+    .split(/(\n[ \t\r]*\n)/)
+    .map(block => {
+      const last = Math.max(block.lastIndexOf(']('), block.lastIndexOf(']['))
+      return block.replace(/(\\*)!(?=\[)/g, (match: string, slashes: string, offset: number) => {
+        if (slashes.length % 2 === 1) return match
+        return anyDefinition || offset < last ? `${slashes}\\!` : match
+      })
+    })
+    .join('')
+}
+
+/**
+ * Remove image embeds from model-written markdown so a crafted reply cannot
+ * make GitHub fetch an attacker's URL: `![alt](url)` becomes `alt (url)`
+ * (empty alt: `(url)`), `<img>` (and `<picture>`, `<source>`, `<video>`...)
+ * tags are removed, and any other image syntax (reference-style
+ * `![alt][ref]`, `![alt]`) gets its `!` escaped so it renders as a link.
+ * Applies inside code blocks too (safe over pretty).
+ */
+export function stripImages(markdown: string): string {
+  let out = markdown.replace(MEDIA_TAG, '')
+  out = out.replace(INLINE_IMAGE, (...args: unknown[]) => {
+    const g = args[args.length - 1] as Record<string, string | undefined>
+    const slashes = g.slashes ?? ''
+    // `\![a](u)` is a link; a nested image in it is caught by escapeImageBangs.
+    if (slashes.length % 2 === 1) return args[0] as string
+    const url = (g.angled ?? g.bare ?? '').trim()
+    const label = (g.alt ?? '').trim()
+    if (!url) return slashes + label
+    return slashes + (label ? `${label} (${url})` : `(${url})`)
+  })
+  out = escapeImageBangs(out)
+  // Removal and rewriting can join pieces into a new tag: escape what is left.
+  return out.replace(MEDIA_TAG_START, '&lt;')
+}
