@@ -360,7 +360,11 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   if (opts.actionYml && !manifest) throw new Error(`runAction: ${opts.actionYml} does not exist`)
   const manifestDir = manifestPath ? dirname(manifestPath) : REPO_ROOT
   const manifestEntry = opts.post ? manifest?.runs.post : manifest?.runs.main
-  const entry = opts.entry ?? (manifestEntry ? resolve(manifestDir, manifestEntry) : join(REPO_ROOT, 'dist', 'index.js'))
+  // ACTION_DIST points the tests at another build of dist/ (engineers building in parallel).
+  const distDir = process.env.ACTION_DIST
+  const entry =
+    opts.entry ??
+    (distDir ? join(resolve(distDir), 'index.js') : manifestEntry ? resolve(manifestDir, manifestEntry) : join(REPO_ROOT, 'dist', 'index.js'))
   if (!existsSync(entry)) throw new Error(`runAction: entry ${entry} does not exist (build it first: npm run build)`)
 
   const github: Record<string, string> = {

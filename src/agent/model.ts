@@ -1,7 +1,8 @@
 // The Messages API at the edge: the SDK client, cache breakpoints, and errors
 // turned into one sentence a user can act on.
 import Anthropic from '@anthropic-ai/sdk'
-import type { Message, MessageCreateParams, MessageParam } from '../types'
+import type { Message, MessageCreateParams } from '../types'
+import { withCacheBreakpoints } from './cache'
 
 export type ModelCall = (params: MessageCreateParams, signal: AbortSignal) => Promise<Message>
 
@@ -27,36 +28,6 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     maxRetries: opts.maxRetries ?? MAX_RETRIES
   })
   return (params, signal) => client.messages.create(withCacheBreakpoints(params), { signal })
-}
-
-/**
- * Breakpoints on the system prompt (which caches the tools before it too) and
- * on the last block of the two newest user messages: each turn then reads the
- * previous turn's prefix from the cache and writes only what is new. Three of
- * the API's four allowed breakpoints. The stored history is never modified.
- */
-export function withCacheBreakpoints(params: MessageCreateParams): MessageCreateParams {
-  const system =
-    typeof params.system === 'string'
-      ? [{ type: 'text' as const, text: params.system, cache_control: { type: 'ephemeral' as const } }]
-      : params.system
-  const messages = params.messages.slice()
-  let marked = 0
-  for (let i = messages.length - 1; i >= 0 && marked < 2; i--) {
-    if (messages[i].role !== 'user') continue
-    messages[i] = markLastBlock(messages[i])
-    marked++
-  }
-  return { ...params, system, messages }
-}
-
-function markLastBlock(message: MessageParam): MessageParam {
-  const content =
-    typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content.slice()
-  if (content.length === 0) return message
-  const last = content[content.length - 1]
-  content[content.length - 1] = { ...last, cache_control: { type: 'ephemeral' } } as typeof last
-  return { ...message, content } as MessageParam
 }
 
 /** One sentence saying why the model API failed, without retrying advice noise. */
