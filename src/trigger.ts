@@ -1,5 +1,6 @@
 // Event payload -> the task to run and where to answer, or why not to run.
 import type { Settings } from './settings'
+import { stripHidden } from './untrusted'
 
 /** Hidden in every comment the action writes, so it never answers itself. */
 export const MARKER = '<!-- bash-agent-action -->'
@@ -87,15 +88,18 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
 
   if (settings.task) return make(settings.task, 'the task input')
 
+  // The phrase counts only where a reader sees it: not inside an HTML comment
+  // (issue templates are full of them) or other hidden text.
+  const visible = (text: unknown): string => stripHidden(typeof text === 'string' ? text : '')
   const phrase = settings.triggerPhrase
   if (isComment) {
-    const prompt = taskAfterPhrase(comment?.body ?? '', phrase)
+    const prompt = taskAfterPhrase(visible(comment?.body), phrase)
     if (prompt === undefined) return skip(`the comment does not contain ${phrase}`)
     return make(prompt, eventName === 'issue_comment' ? 'an issue comment' : 'a review comment')
   }
   if (eventName === 'issues') {
-    const title: string = issue?.title ?? ''
-    const body: string = issue?.body ?? ''
+    const title = visible(issue?.title)
+    const body = visible(issue?.body)
     if (action === 'labeled') {
       const label: string = payload?.label?.name ?? ''
       if (!sameLabel(label, phrase)) return skip(`the label "${label}" is not ${phrase}`)
@@ -116,9 +120,10 @@ export function taskAfterPhrase(text: string, phrase: string): string | undefine
   // The phrase must stand alone: "/agent" does not match "/agents" or "x/agent".
   const match = new RegExp(`(^|[\\s(])${escaped}(?=$|[\\s:,.!?)])`, 'i').exec(text)
   if (!match) return undefined
+  // Punctuation right after the phrase ("/agent: fix", "(/agent) fix", "/agent.") is not part of the task.
   const after = text
     .slice(match.index + match[0].length)
-    .replace(/^[:,]/, '')
+    .replace(/^[:,.!?)]+/, '')
     .trim()
   return after || text.trim()
 }

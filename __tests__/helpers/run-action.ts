@@ -360,8 +360,8 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   if (opts.actionYml && !manifest) throw new Error(`runAction: ${opts.actionYml} does not exist`)
   const manifestDir = manifestPath ? dirname(manifestPath) : REPO_ROOT
   const manifestEntry = opts.post ? manifest?.runs.post : manifest?.runs.main
-  // ACTION_DIST points the tests at another build of dist/ (engineers building in parallel).
-  const distDir = process.env.ACTION_DIST
+  // ACTION_DIST points tests of the real action at another build of dist/ (engineers building in parallel).
+  const distDir = opts.actionYml === undefined ? process.env.ACTION_DIST : undefined
   const entry =
     opts.entry ??
     (distDir ? join(resolve(distDir), 'index.js') : manifestEntry ? resolve(manifestDir, manifestEntry) : join(REPO_ROOT, 'dist', 'index.js'))

@@ -3,7 +3,7 @@
 // cannot close, and mentions in it are neutralised.
 import { MARKER } from '../trigger'
 import { fenceFor, neutraliseMentions, stripImages } from '../untrusted'
-import type { CommandRecord, ExitReason, RunResult, Usage } from '../types'
+import type { CommandRecord, ExitReason, MessageParam, RunResult, Usage } from '../types'
 import { formatUsd } from '../agent/cost'
 
 export const COMMENT_LIMIT = 65536
@@ -19,7 +19,10 @@ export interface ReportMeta {
   elapsedMs: number
 }
 
-export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'>
+export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
+  /** the conversation, when known: tool calls that were no command (unknown tool, no command) are shown from it */
+  messages?: MessageParam[]
+}
 
 /** One line saying how the run ended, when it did not simply finish. */
 export function headline(o: Outcome, meta: ReportMeta): string | undefined {
@@ -69,15 +72,15 @@ export function renderCommand(rec: CommandRecord, index: number, maxOutput: numb
       : rec.aborted
         ? 'stopped'
         : rec.exitCode === null
-          ? 'no exit code'
+          ? rec.error !== undefined
+            ? 'could not run'
+            : 'no exit code'
           : `exit ${rec.exitCode}`
   const icon = rec.exitCode === 0 && !rec.timedOut && !rec.blocked ? '✅' : '⚠️'
-  let output = rec.output
-  if (output.length > maxOutput) {
-    const half = Math.floor(maxOutput / 2)
-    output = `${output.slice(0, half)}\n[... ${output.length - 2 * half} characters trimmed here; the job summary has the whole output ...]\n${output.slice(-half)}`
-  }
-  const body = neutraliseMentions(`$ ${rec.command}\n${output}`)
+  const output = trimMiddle(rec.output, maxOutput, 'trimmed here; the job summary has the whole output')
+  // A command can be long too (a heredoc writing a file): the comment shows its head and tail.
+  const command = trimMiddle(rec.command, maxOutput, 'of the command trimmed here; the job summary has all of it')
+  const body = neutraliseMentions(`$ ${command}\n${output}`)
   const fence = fenceFor(body)
   return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${fence}console\n${body}\n${fence}\n`
 }
@@ -107,6 +110,134 @@ export function renderLog(commands: CommandRecord[], budget: number, maxOutput: 
   return [...blocks.slice(0, head), gap, ...blocks.slice(blocks.length - tail)].join('\n')
 }
 
+/** The first `n` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+function headOf(text: string, n: number): string {
+  if (n <= 0) return ''
+  if (n >= text.length) return text
+  const last = text.charCodeAt(n - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? n - 1 : n)
+}
+
+/** The last `n` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+function tailOf(text: string, n: number): string {
+  if (n <= 0) return ''
+  if (n >= text.length) return text
+  const first = text.charCodeAt(text.length - n)
+  return text.slice(first >= 0xdc00 && first <= 0xdfff ? text.length - n + 1 : text.length - n)
+}
+
+/** `text` with its middle replaced by a line saying how much was cut, when it is longer than `max`. */
+function trimMiddle(text: string, max: number, what: string): string {
+  if (text.length <= max) return text
+  const half = Math.floor(max / 2)
+  const head = headOf(text, half)
+  const tail = tailOf(text, half)
+  return `${head}\n[... ${text.length - head.length - tail.length} characters ${what} ...]\n${tail}`
+}
+
+/** The fence of a fenced code block still open at the end of `markdown` (CommonMark rules), if any. */
+export function openFence(markdown: string): string | undefined {
+  let open: string | undefined
+  for (const raw of markdown.split('\n')) {
+    const line = raw.replace(/\r$/, '')
+    if (open === undefined) {
+      const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line)
+      if (m && !(m[1][0] === '`' && m[2].includes('`'))) open = m[1]
+    } else {
+      const m = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)
+      if (m && m[1][0] === open[0] && m[1].length >= open.length) open = undefined
+    }
+  }
+  return open
+}
+
+/** Markdown that leaves no code block open, so what follows it is not swallowed. */
+function closeFences(markdown: string): string {
+  const fence = openFence(markdown)
+  return fence === undefined ? markdown : `${markdown}\n${fence}`
+}
+
+/** The final text within `max` characters: whole when it fits, else its head and a line saying how much was cut. */
+function fitText(text: string, max: number): string {
+  const whole = closeFences(text)
+  if (whole.length <= max) return whole
+  let keep = max
+  for (let i = 0; i < 8; i++) {
+    const head = headOf(text, keep)
+    const cut = `${closeFences(head)}\n\n*[… ${text.length - head.length} characters of the final text cut to fit]*`
+    if (cut.length <= max) return cut
+    keep = Math.min(keep - 1, keep - (cut.length - max))
+  }
+  return `*[… ${text.length} characters of the final text cut to fit]*`.slice(0, Math.max(0, max))
+}
+
+/** A tool call the loop answered with an error without running a command (unknown tool, no command). */
+export interface ToolProblem {
+  name: string
+  input: string
+  result: string
+}
+
+/**
+ * The tool calls in `messages` that were no bash command (another tool name, or
+ * no non-empty `command` string), each with the text it was answered with.
+ * These never become command records, so the log would not show them.
+ */
+export function toolProblems(messages: MessageParam[] | undefined): ToolProblem[] {
+  const problems: ToolProblem[] = []
+  if (!Array.isArray(messages)) return problems
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (m.role !== 'assistant' || !Array.isArray(m.content)) continue
+    const next = messages[i + 1]
+    const results = next && Array.isArray(next.content) ? next.content : []
+    for (const block of m.content) {
+      if (block.type !== 'tool_use') continue
+      const command = (block.input as { command?: unknown } | null)?.command
+      if (block.name === 'bash' && typeof command === 'string' && command.trim() !== '') continue
+      const answer = results.find(r => r.type === 'tool_result' && r.tool_use_id === block.id)
+      let result = ''
+      if (answer && answer.type === 'tool_result') {
+        result =
+          typeof answer.content === 'string'
+            ? answer.content
+            : (answer.content ?? []).map(c => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')
+      }
+      let input: string
+      try {
+        input = JSON.stringify(block.input) ?? 'undefined'
+      } catch {
+        input = String(block.input)
+      }
+      problems.push({ name: block.name, input, result: result || '(no answer was sent)' })
+    }
+  }
+  return problems
+}
+
+/** The tool calls that ran no command, within `budget` characters. */
+function renderToolProblems(problems: ToolProblem[], budget: number, maxChars: number): string {
+  if (problems.length === 0) return ''
+  const title = `⚠️ **${problems.length} tool call${problems.length === 1 ? '' : 's'} ran no command** (answered with an error):`
+  const blocks = problems.map(p => {
+    const body = neutraliseMentions(
+      `${trimMiddle(`${p.name} ${p.input}`, maxChars, 'of the tool call trimmed here')}\n${trimMiddle(p.result, maxChars, 'trimmed here')}`
+    )
+    const fence = fenceFor(body)
+    return `${fence}text\n${body}\n${fence}`
+  })
+  const shown: string[] = []
+  let used = title.length + 200
+  for (const b of blocks) {
+    if (used + b.length + 2 > budget) break
+    used += b.length + 2
+    shown.push(b)
+  }
+  const left = blocks.length - shown.length
+  if (left > 0) shown.push(`*… ${left} more left out here to fit.*`)
+  return [title, ...shown].join('\n\n')
+}
+
 function details(summary: string, inner: string): string {
   return `<details><summary>${summary}</summary>\n\n${inner}\n</details>`
 }
@@ -127,17 +258,15 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
   if (!text && !head) text = '_The agent finished without a final message._'
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
-  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), foot].join('\n\n').length + 64
+  const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
+  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
-  const maxText = Math.max(0, limit - fixed - 2000)
-  if (text.length > maxText) {
-    text = `${text.slice(0, maxText)}\n\n*[… ${text.length - maxText} characters of the final text cut to fit]*`
-  }
+  text = fitText(text, Math.max(0, limit - fixed - 2000))
   const logBudget = limit - fixed - text.length
   const log = o.commands.length
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
-  return [MARKER, head, text, log, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [MARKER, head, text, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
 
 /** The progress comment while the agent works. */
@@ -145,12 +274,12 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
   const lines = o.commands.map(c => {
     const mark = c.exitCode === 0 && !c.timedOut && !c.blocked ? '✅' : '⚠️'
     const first = c.command.split('\n')[0]
-    const cmd = first.length > 120 ? `${first.slice(0, 120)}…` : first
+    const cmd = first.length > 120 ? `${headOf(first, 120)}…` : first
     return `${mark} \`${neutraliseMentions(cmd).replace(/`/g, "'")}\` · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
   })
   if (current !== undefined) {
     const first = current.split('\n')[0]
-    lines.push(`⏳ \`${neutraliseMentions(first.length > 120 ? `${first.slice(0, 120)}…` : first).replace(/`/g, "'")}\``)
+    lines.push(`⏳ \`${neutraliseMentions(first.length > 120 ? `${headOf(first, 120)}…` : first).replace(/`/g, "'")}\``)
   }
   const status = `⏳ **Working on it** (turn ${o.turns}, ${(meta.elapsedMs / 1000).toFixed(0)} s)${meta.runUrl ? ` · [follow the run](${meta.runUrl})` : ''}`
   let shown = lines
