@@ -294,3 +294,15 @@ describe('taskAfterPhrase', () => {
     expect(taskAfterPhrase('xagent go', '.agent')).toBeUndefined()
   })
 })
+
+describe('quotes and code are not requests', () => {
+  it.each([
+    ['> /agent fix it\n\nthanks, that worked', undefined],
+    ['```\n/agent fix it\n```', undefined],
+    ['run `/agent fix it` to ask the bot', undefined],
+    ['> /agent fix it\n\n/agent now add a test', 'now add a test'],
+    ['```sh\nnpm test\n```\n/agent make this pass', 'make this pass']
+  ])('%j', (body, expected) => {
+    expect(taskAfterPhrase(body, '/agent')).toBe(expected)
+  })
+})

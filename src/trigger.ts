@@ -118,7 +118,8 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
 export function taskAfterPhrase(text: string, phrase: string): string | undefined {
   const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   // The phrase must stand alone: "/agent" does not match "/agents" or "x/agent".
-  const match = new RegExp(`(^|[\\s(])${escaped}(?=$|[\\s:,.!?)])`, 'i').exec(text)
+  // Quoted lines and code are not requests: a reply quoting an earlier "/agent ..." starts nothing.
+  const match = new RegExp(`(^|[\\s(])${escaped}(?=$|[\\s:,.!?)])`, 'i').exec(maskQuotesAndCode(text))
   if (!match) return undefined
   // Punctuation right after the phrase ("/agent: fix", "(/agent) fix", "/agent.") is not part of the task.
   const after = text
@@ -126,6 +127,15 @@ export function taskAfterPhrase(text: string, phrase: string): string | undefine
     .replace(/^[:,.!?)]+/, '')
     .trim()
   return after || text.trim()
+}
+
+/** The text with blockquote lines, fenced blocks and inline code blanked out, keeping every index. */
+function maskQuotesAndCode(text: string): string {
+  const blank = (m: string) => m.replace(/[^\n]/g, ' ')
+  return text
+    .replace(/^( {0,3})(```+|~~~+)[^\n]*\n[\s\S]*?(?:^ {0,3}\2[^\n]*$|(?![\s\S]))/gm, blank)
+    .replace(/^ {0,3}>.*$/gm, blank)
+    .replace(/(`+)[^`\n]+?\1/g, blank)
 }
 
 function sameLabel(label: string, phrase: string): boolean {
