@@ -81,14 +81,18 @@ export function stripHidden(text: string): string {
   return out.replace(BLANK_RUN, '$1$1$1')
 }
 
+/** `@` written as an HTML character reference (`&#64;`, `&#x40;`, `&commat;`), which renders as an `@` outside code. */
+const AT_REFERENCE = /&(?:#0*64|#[xX]0*40|commat);?(?=[A-Za-z0-9])/g
+
 /**
  * Make text safe to show inside GitHub markdown as data: a U+200B goes after
  * every `@` that starts a mention (`@octocat`, `@org/team`), so nobody is
- * pinged. An `@` right after a letter or digit (a@b.com) is left alone, as
- * GitHub does not read it as a mention.
+ * pinged; an `@` written as a character reference (`&#64;octocat`) becomes
+ * such an `@` too. An `@` right after a letter or digit (a@b.com) is left
+ * alone, as GitHub does not read it as a mention.
  */
 export function neutraliseMentions(text: string): string {
-  return text.replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9])/g, '@\u200b')
+  return text.replace(AT_REFERENCE, '@').replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9])/g, '@\u200b')
 }
 
 /** A fence of backticks longer than any run of backticks inside text (at least 3), so the text can never close its code block. */
@@ -163,4 +167,17 @@ export function stripImages(markdown: string): string {
   out = escapeImageBangs(out)
   // Removal and rewriting can join pieces into a new tag: escape what is left.
   return out.replace(MEDIA_TAG_START, '&lt;')
+}
+
+/**
+ * Make text safe to print to the job log with core.info: the runner reads a
+ * line that starts with `::` (after any whitespace) as a workflow command
+ * (`::set-output`, `::add-mask`, `::stop-commands`, `::error`...), and splits
+ * lines at `\n`, `\r\n` and a lone `\r`. A U+200B goes between the two colons
+ * at every such line start, so agent-controlled text (commands, model text)
+ * cannot set outputs, mask or unmask, or stop command processing. core.warning
+ * and core.error escape their message already; core.info does not.
+ */
+export function defuseWorkflowCommands(text: string): string {
+  return text.replace(/(^|[\r\n])([^\S\r\n]*):(?=:)/g, '$1$2:\u200b')
 }

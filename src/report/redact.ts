@@ -170,6 +170,53 @@ function redactJwts(text: string): string {
   })
 }
 
+/** One line of wrapped base64 or base64url. */
+const BASE64_LINE = /^[A-Za-z0-9+/_-]+={0,2}$/
+/** Narrower lines are not taken for wrapped base64. */
+const MIN_WRAP_WIDTH = 16
+
+/**
+ * Find runs of lines that look like base64 wrapped at one width (every line
+ * that width, the last one no longer), join each run, apply `pattern`, and
+ * wrap the result again at the same width when something was replaced.
+ * Linear in the text.
+ */
+function redactWrapped(text: string, pattern: RegExp): string {
+  if (!text.includes('\n')) return text
+  const lines = text.split('\n')
+  const content = (i: number) => (lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i])
+  const isB64 = (i: number) => i < lines.length && BASE64_LINE.test(content(i))
+  let changed = false
+  const out: string[] = []
+  let i = 0
+  while (i < lines.length) {
+    const width = content(i).length
+    if (width < MIN_WRAP_WIDTH || !isB64(i)) {
+      out.push(lines[i++])
+      continue
+    }
+    let end = i + 1
+    while (isB64(end) && content(end).length === width) end++
+    if (isB64(end) && content(end).length < width) end++
+    if (end - i < 2) {
+      out.push(lines[i++])
+      continue
+    }
+    const cr = lines[i].endsWith('\r') ? '\r' : ''
+    const joined = Array.from({ length: end - i }, (_, k) => content(i + k)).join('')
+    pattern.lastIndex = 0
+    const replaced = joined.replace(pattern, REDACTED)
+    if (replaced === joined) {
+      for (let k = i; k < end; k++) out.push(lines[k])
+    } else {
+      changed = true
+      for (let at = 0; at < replaced.length; at += width) out.push(replaced.slice(at, at + width) + cr)
+    }
+    i = end
+  }
+  return changed ? out.join('\n') : text
+}
+
 export class Redactor {
   readonly #secrets = new Set<string>()
   readonly #forms = new Map<string, number>()
@@ -221,12 +268,17 @@ export class Redactor {
     return this.#pattern
   }
 
-  /** Replace every known form of every secret, and every token-shaped string, by `***`. Pure; never throws. */
+  /**
+   * Replace every known form of every secret, and every token-shaped string, by
+   * `***`; also inside base64 wrapped over several lines (`base64` wraps at 76
+   * columns, PEM at 64). Pure; never throws.
+   */
   redact(text: string): string {
     try {
       const s = typeof text === 'string' ? text : String(text)
       if (s.length === 0) return s
-      return redactJwts(s.replace(this.#compiled(), REDACTED))
+      const pattern = this.#compiled()
+      return redactJwts(redactWrapped(s.replace(pattern, REDACTED), pattern))
     } catch {
       return `${REDACTED} (redaction failed)`
     }
@@ -319,18 +371,67 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAMES.has(n) || SECRET_NAME.test(n)
 }
 
+/** `Authorization: basic|bearer|token <credential>`, as in git's http.extraheader. */
+const AUTH_HEADER = /authorization:\s*(basic|bearer|token)\s+([A-Za-z0-9+/=._~-]+)/gi
+/** `scheme://user:password@`: a URL carrying a password. */
+const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/([^\s/:@]*):([^\s/@]+)@/gi
+/** Placeholder passwords of local test services (`postgres://postgres:postgres@localhost`): not secrets. */
+const PLACEHOLDER_PASSWORD = /^(?:password|passw0rd|changeme|example|postgres|secret)$/i
+
+/**
+ * Credentials inside a value: the credential of an `Authorization:` header
+ * (for basic, also the decoded `user:password` and the password alone, e.g.
+ * the token of `x-access-token:TOKEN`), and the password of a URL with
+ * `user:password@` (unless it is the user name again or a placeholder such as
+ * `postgres`). Only parts of 8 or more characters.
+ */
+export function credentialsIn(value: string): string[] {
+  const out = new Set<string>()
+  const add = (s: string | undefined) => {
+    if (s !== undefined && s.trim().length >= MIN_SECRET_LENGTH) out.add(s)
+  }
+  if (typeof value !== 'string') return []
+  for (const m of value.matchAll(AUTH_HEADER)) {
+    add(m[2])
+    if (m[1].toLowerCase() === 'basic') {
+      const decoded = Buffer.from(m[2], 'base64').toString('utf8')
+      // only text that round-trips is a real basic credential
+      if (/^[\x20-\x7e]+$/.test(decoded) && decoded.includes(':')) {
+        add(decoded)
+        add(decoded.slice(decoded.indexOf(':') + 1))
+      }
+    }
+  }
+  for (const m of value.matchAll(URL_PASSWORD)) {
+    if (m[2] === m[1] || PLACEHOLDER_PASSWORD.test(m[2])) continue
+    add(m[2])
+    try {
+      add(decodeURIComponent(m[2]))
+    } catch {
+      // not percent-encoded
+    }
+  }
+  return [...out]
+}
+
 /**
  * Secret values found in an environment: values (length >= 8 after trim) of
- * variables whose names look secret. Values are returned as found, without duplicates.
+ * variables whose names look secret, and credentials inside any value (an
+ * `Authorization:` header, a URL with a password; see credentialsIn). Values
+ * are returned as found, without duplicates.
  */
 export function secretsFromEnv(env: Record<string, string | undefined>): string[] {
   const out: string[] = []
   const seen = new Set<string>()
-  for (const [name, value] of Object.entries(env)) {
-    if (typeof value !== 'string' || !isSecretName(name)) continue
-    if (value.trim().length < MIN_SECRET_LENGTH || seen.has(value)) continue
+  const add = (value: string) => {
+    if (value.trim().length < MIN_SECRET_LENGTH || seen.has(value)) return
     seen.add(value)
     out.push(value)
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== 'string') continue
+    if (isSecretName(name)) add(value)
+    for (const c of credentialsIn(value)) add(c)
   }
   return out
 }
@@ -341,6 +442,12 @@ export function secretsFromEnv(env: Record<string, string | undefined>): string[
  */
 const FILE_COMMANDS = new Set(['GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'])
 
+/**
+ * Variables that hand out access without holding a secret themselves: an SSH
+ * agent's socket, programs git or ssh ask for passwords.
+ */
+const ACCESS_NAMES = new Set(['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'GPG_AGENT_INFO'])
+
 /** Whether a variable must never reach a command the agent runs, whatever its value. */
 function isForbiddenName(name: string): boolean {
   const n = normalName(name)
@@ -349,6 +456,7 @@ function isForbiddenName(name: string): boolean {
     n.startsWith('ANTHROPIC_') ||
     n.startsWith('ACTIONS_') ||
     FILE_COMMANDS.has(n) ||
+    ACCESS_NAMES.has(n) ||
     isSecretName(name)
   )
 }
@@ -356,15 +464,17 @@ function isForbiddenName(name: string): boolean {
 /**
  * The environment for a command the agent runs: drops INPUT_*, ANTHROPIC_*,
  * ACTIONS_*, GITHUB_TOKEN, GH_TOKEN, runner file-command paths (GITHUB_ENV,
- * GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), every
- * secret-looking name, every variable whose value holds a known secret or a
- * token-shaped string, and undefined values. Everything else is kept.
+ * GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), SSH agent
+ * sockets and askpass programs, every secret-looking name, every variable
+ * whose value holds a known secret, a token-shaped string or a credential (an
+ * `Authorization:` header, a URL with a password), and undefined values.
+ * Everything else is kept.
  */
 export function scrubEnv(env: Record<string, string | undefined>, redactor: Redactor): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== 'string' || isForbiddenName(name)) continue
-    if (redactor.contains(value) || redactor.contains(name)) continue
+    if (redactor.contains(value) || redactor.contains(name) || credentialsIn(value).length > 0) continue
     out[name] = value
   }
   return out

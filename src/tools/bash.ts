@@ -1,15 +1,54 @@
 // The agent's one tool: run one shell command and record what came of it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { readFile, readdir } from 'node:fs/promises'
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { CommandRecord } from '../types'
 import { OutputCapture, captureBytes, finishOutput } from './output'
 
+/**
+ * A run tag: an open, read-only file descriptor of the action process that
+ * every command inherits at fd TAG_FD. Unlike the BASH_AGENT_RUN variable it
+ * survives `env -i` and `setsid`, and a sandboxed command cannot forge it (the
+ * file sits in a folder only the action's user can open), so leftovers of a
+ * run are found by it and processes of other live runs are spared.
+ */
+export interface RunTag {
+  /** descriptor open in this process */
+  fd: number
+  /** the file's path, `<dir>/run-<pid>-<marker>` (what /proc/PID/fd/N links to) */
+  path: string
+}
+
 export type Identity =
-  | { kind: 'self' } // run as the current user
-  | { kind: 'uid'; user: string; uid: number; gid: number; home: string } // we are root: spawn with Node's uid/gid options
-  | { kind: 'sudo'; user: string; home: string } // we have passwordless sudo: wrap in `sudo -n -u USER -- env -i K=V... <argv>`
+  | { kind: 'self'; tag?: RunTag } // run as the current user
+  | {
+      kind: 'uid'
+      user: string
+      uid: number
+      gid: number
+      home: string
+      tag?: RunTag
+      /** RLIMIT_NPROC of the user's commands (fork bombs); none when unset */
+      maxProcesses?: number
+    } // we are root: spawn with Node's uid/gid options
+  | {
+      kind: 'sudo'
+      user: string
+      home: string
+      /** the sudo binary, default `sudo` from PATH */
+      sudo?: string
+      /**
+       * the bash that calls sudo (it runs as us, not as the sandbox user, so it
+       * must not come from a PATH folder the sandbox user can write); default
+       * bash from PATH
+       */
+      shell?: string
+      maxProcesses?: number
+    } // we have passwordless sudo: wrap in `sudo -n -u USER -- env -i K=V... <argv>`
+
+/** The descriptor number a run tag has in every command. */
+export const TAG_FD = 19
 
 export interface BashOptions {
   cwd: string
@@ -41,6 +80,9 @@ const KILL_GRACE_MS = 5000
 // its own semantics ($?, exit, syntax errors reported by bash).
 const SELF_SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
 const SUDO_SCRIPT = 'exec 2>&1; exec "$@"'
+/** The same, first capping the user's processes (a sandbox user cannot raise the cap again). */
+const limitScript = (maxProcesses: number): string =>
+  `exec 2>&1; ulimit -u ${Math.max(64, Math.floor(maxProcesses))} 2>/dev/null; exec "$BASH" -c "$1" bash`
 
 function findBash(envPath: string | undefined): string {
   const dirs = (envPath ?? '').split(path.delimiter).filter((d) => d !== '')
@@ -109,7 +151,7 @@ function killGroup(pid: number, identity: Identity): void {
   if (identity.kind === 'sudo') {
     // the runner cannot signal the sandbox user's processes: kill as that user
     try {
-      const k = spawn('sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '--', ...groups.map((g) => `-${g}`)], {
+      const k = spawn(identity.sudo ?? 'sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '--', ...groups.map((g) => `-${g}`)], {
         stdio: 'ignore'
       })
       k.on('error', () => undefined)
@@ -160,22 +202,35 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
 
   const identity: Identity = opts.identity ?? { kind: 'self' }
   const margin = opts.redactMargin ?? 512
-  const bash = findBash(opts.env.PATH)
+  const bash = identity.kind === 'sudo' && identity.shell ? identity.shell : findBash(opts.env.PATH)
   let args: string[]
   let env: Record<string, string> = opts.env
   let ids: { uid?: number; gid?: number } = {}
+  let tag: RunTag | undefined
   if (identity.kind === 'self') {
     args = ['-c', SELF_SCRIPT, 'bash', command]
+    tag = identity.tag
   } else if (identity.kind === 'uid') {
     env = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
     ids = { uid: identity.uid, gid: identity.gid }
-    args = ['-c', SELF_SCRIPT, 'bash', command]
+    const script = identity.maxProcesses ? limitScript(identity.maxProcesses) : SELF_SCRIPT
+    args = ['-c', script, 'bash', command]
+    tag = identity.tag
   } else {
+    // sudo closes inherited descriptors, so no run tag: the sandbox user's processes are found by owner
     const inner = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
     const pairs = Object.entries(inner)
       .filter(([k]) => k !== '' && !k.includes('=') && !k.startsWith('-'))
       .map(([k, v]) => `${k}=${v}`)
-    args = ['-c', SUDO_SCRIPT, 'bash', 'sudo', '-n', '-u', identity.user, '--', 'env', '-i', ...pairs, 'bash', '-c', command]
+    const invocation = identity.maxProcesses
+      ? ['bash', '-c', limitScript(identity.maxProcesses), 'bash', command]
+      : ['bash', '-c', command]
+    args = ['-c', SUDO_SCRIPT, 'bash', identity.sudo ?? 'sudo', '-n', '-u', identity.user, '--', 'env', '-i', ...pairs, ...invocation]
+  }
+  const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'ignore']
+  if (tag !== undefined) {
+    while (stdio.length < TAG_FD) stdio.push('ignore')
+    stdio.push(tag.fd)
   }
 
   const bytes = captureBytes(opts.maxOutputChars, margin)
@@ -187,7 +242,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     child = spawn(bash, args, {
       cwd: opts.cwd,
       env,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio,
       detached: true,
       ...ids
     })
@@ -368,42 +423,60 @@ function tryKill(pid: number): boolean {
   }
 }
 
-/** Pids whose environment holds `entry` exactly, or (when `uid` is given) whose real or effective uid is `uid`. */
-async function scanProc(entry: string | undefined, uid: number | undefined): Promise<number[]> {
-  const found: number[] = []
+/** Real and effective uid of a live (not zombie) process; undefined when gone or unreadable. */
+function procIds(pid: number): { uid: number; euid: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'latin1')
+    if (/^State:\s+[ZX]/m.test(status)) return undefined
+    const line = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)
+    return line ? { uid: Number(line[1]), euid: Number(line[2]) } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** What the open descriptors of a process point to (empty when unreadable). */
+function fdLinks(pid: number): string[] {
+  const dir = `/proc/${pid}/fd`
   let names: string[]
   try {
-    names = await readdir('/proc')
+    names = readdirSync(dir)
   } catch {
-    return found
+    return []
   }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue
-    const pid = Number(name)
-    if (pid === process.pid || pid <= 1) continue
-    if (uid !== undefined) {
-      try {
-        const status = await readFile(`/proc/${name}/status`, 'latin1')
-        const line = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)
-        const zombie = /^State:\s+Z/m.test(status)
-        if (line && !zombie && (Number(line[1]) === uid || Number(line[2]) === uid)) {
-          found.push(pid)
-          continue
-        }
-      } catch {
-        // gone or unreadable
-      }
-    }
-    if (entry !== undefined) {
-      try {
-        const environ = await readFile(`/proc/${name}/environ`, 'utf8')
-        if (environ.split('\0').includes(entry)) found.push(pid)
-      } catch {
-        // gone or unreadable
-      }
+  const links: string[] = []
+  for (const n of names) {
+    try {
+      links.push(readlinkSync(`${dir}/${n}`))
+    } catch {
+      // closed meanwhile
     }
   }
-  return found
+  return links
+}
+
+function hasEnvEntry(pid: number, entry: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)
+  } catch {
+    return false
+  }
+}
+
+/** Whether `pid` is a live process (a zombie counts as gone). */
+function alive(pid: number): boolean {
+  return Number.isInteger(pid) && pid > 0 && procIds(pid) !== undefined
+}
+
+/**
+ * Whether a descriptor link is the tag of a live run other than `own`: a file
+ * `run-<pid>-<marker>` in the tag folder that still exists, made by a process
+ * that is still alive.
+ */
+function isForeignLiveTag(link: string, tagDir: string, own: string): boolean {
+  if (link === own || !link.startsWith(`${tagDir}/run-`) || link.endsWith(' (deleted)')) return false
+  const pid = Number(/^run-(\d+)-/.exec(link.slice(tagDir.length + 1))?.[1])
+  return alive(pid) && existsSync(link)
 }
 
 /** Count a user's processes with pgrep (best effort, 0 when unknown). */
@@ -412,19 +485,36 @@ async function countUserProcesses(user: string): Promise<number> {
   return r.stdout.split('\n').filter((l) => /^\d+$/.test(l.trim())).length
 }
 
+/** Rounds of scanning and killing: a dying loop may have forked once more. */
+const KILL_ROUNDS = 20
+
 /**
- * Kill every process a run left behind (background jobs, setsid children).
- * The caller puts `BASH_AGENT_RUN=<marker>` in every command's env. Returns
- * how many processes were killed (best effort). Never throws.
+ * Kill every process a run left behind (background jobs, `setsid` children,
+ * children that dropped their environment with `env -i`). The caller puts
+ * `BASH_AGENT_RUN=<marker>` in every command's env; the identity's run tag (an
+ * inherited descriptor) marks them too.
+ *
+ * - `uid`: every process of the sandbox user, except those holding the tag of
+ *   another live run (several runs may share the user on one machine).
+ * - `self`: every process with the marker in its environment or the run tag open.
+ * - `sudo`: every process of the sandbox user, killed through sudo.
+ *
+ * Returns how many processes were killed (best effort). Never throws.
  */
 export async function killLeftovers(marker: string, identity: Identity): Promise<number> {
   try {
     if (identity.kind === 'sudo') {
-      const count = await countUserProcesses(identity.user)
-      const r = await run('sudo', ['-n', 'pkill', '-KILL', '-u', identity.user])
-      if (r.code !== 0 && r.code !== 1) {
-        // no root via sudo: kill, as the sandbox user, everything that user may signal
-        await run('sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '-1'])
+      const sudo = identity.sudo ?? 'sudo'
+      // through sudo (its secure_path), never a pgrep the sandbox user could plant on our PATH
+      const listed = await run(sudo, ['-n', 'pgrep', '-u', identity.user])
+      const count = listed.stdout.split('\n').filter((l) => /^\d+$/.test(l.trim())).length
+      for (let round = 0; round < 3; round++) {
+        const r = await run(sudo, ['-n', 'pkill', '-KILL', '-u', identity.user])
+        if (r.code === 1) break // nothing left
+        if (r.code !== 0) {
+          // no root via sudo: kill, as the sandbox user, everything that user may signal
+          await run(sudo, ['-n', '-u', identity.user, 'kill', '-KILL', '-1'])
+        }
       }
       return count
     }
@@ -442,13 +532,42 @@ export async function killLeftovers(marker: string, identity: Identity): Promise
     }
 
     const entry = marker !== '' ? `BASH_AGENT_RUN=${marker}` : undefined
-    if (entry === undefined && sweepUid === undefined) return 0
+    const tag = identity.tag
+    const tagDir = tag ? path.dirname(tag.path) : undefined
+    if (entry === undefined && sweepUid === undefined && tag === undefined) return 0
     const killed = new Set<number>()
-    // several rounds: a dying loop may have forked once more
-    for (let round = 0; round < 5; round++) {
-      const pids = (await scanProc(entry, sweepUid)).filter((p) => !killed.has(p))
-      if (pids.length === 0) break
-      for (const pid of pids) if (tryKill(pid)) killed.add(pid)
+    for (let round = 0; round < KILL_ROUNDS; round++) {
+      let names: string[]
+      try {
+        names = await readdir('/proc')
+      } catch {
+        break
+      }
+      let found = 0
+      for (const name of names) {
+        if (!/^\d+$/.test(name)) continue
+        const pid = Number(name)
+        if (pid === process.pid || pid <= 1) continue
+        const ids = procIds(pid)
+        if (ids === undefined) continue
+        let target: boolean
+        if (sweepUid !== undefined && (ids.uid === sweepUid || ids.euid === sweepUid)) {
+          const links = tag ? fdLinks(pid) : []
+          target =
+            tag === undefined ||
+            links.includes(tag.path) ||
+            !links.some((l) => isForeignLiveTag(l, tagDir as string, tag.path))
+        } else {
+          target =
+            (entry !== undefined && hasEnvEntry(pid, entry)) || (tag !== undefined && fdLinks(pid).includes(tag.path))
+        }
+        if (target && tryKill(pid)) {
+          killed.add(pid)
+          found++
+        }
+      }
+      if (found === 0) break
+      await new Promise((r) => setTimeout(r, 10))
     }
     return killed.size
   } catch {
