@@ -1,15 +1,53 @@
 // Entry of the main and the post step, told apart by saved state (as
 // actions/checkout does).
-import * as core from '@actions/core'
+//
+// Start-up (issue 5: the first model request well under half a second after
+// the process starts):
+// - The main step is imported "eagerly": webpack keeps it in this file instead
+//   of a chunk, yet it is still evaluated inside the try below (a bad event file
+//   or a throwing module is reported like any crash). It matters because
+//   `ncc build --minify` minifies this file only, never the chunks of dynamic
+//   imports, and parsing the unminified SDK, @actions/core and bundled undici
+//   (~2.5 MB) cost ~80 ms before the first request.
+// - The post step stays a lazy chunk, loaded only by the post step.
+// - The saved state is read from the environment (what core.getState does);
+//   @actions/core and the redactor are imported here only to report a crash.
+// What main.ts does not need before the first model request (Octokit, the
+// comment machinery) is for it to import lazily.
+import { setFlagsFromString } from 'node:v8'
 
-const isPost = core.getState('isPost') === 'true'
+// Memory: undici parses HTTP with llhttp compiled to WebAssembly (Node's fetch
+// has one copy, the undici that @actions/github bundles another). V8 compiles it
+// with its baseline compiler (Liftoff), then again with TurboFan in background
+// threads, which takes ~15 MB per copy and kept the action's peak near 100 MB.
+// Liftoff code parses the few responses of a run just as well. It must be set
+// before TurboFan would compile any of it: Liftoff compiles first (undici starts
+// that when it loads), and TurboFan only once functions are hot, which checks
+// the flag then.
+try {
+  setFlagsFromString('--liftoff-only')
+} catch {
+  // not fatal: V8 ignores flags it does not know
+}
+
+const isPost = process.env.STATE_isPost === 'true' // core.getState('isPost')
 
 async function run(): Promise<void> {
   try {
     if (isPost) await (await import('./post')).post()
-    else await (await import('./main')).main()
+    else await (await import(/* webpackMode: "eager" */ './main')).main()
   } catch (error) {
-    core.setFailed(`The action crashed: ${(error as Error)?.message ?? String(error)}`)
+    const core = await import('@actions/core')
+    const { Redactor, secretsFromEnv } = await import('./report/redact')
+    // Never silent, never a secret: the message is redacted with every secret the environment holds.
+    const redactor = new Redactor(secretsFromEnv(process.env))
+    const message = redactor.redact(`The action crashed: ${(error as Error)?.message ?? String(error)}`)
+    if (!isPost) {
+      core.setOutput('exit-reason', 'error')
+      // the post step then finishes the report comment, if one was started
+      core.saveState('error', message)
+    }
+    core.setFailed(message)
   }
   // Leftover handles (a background command's pipe, HTTP keep-alive) must not keep the step alive.
   process.exit()

@@ -1,20 +1,38 @@
 // The post step: a safety net that finishes the report when the main step
-// could not (killed after a cancel, or crashed before writing it).
+// could not (killed after a cancel, crashed, or GitHub refused the final
+// comment). It works from what the main step saved: the comment, the thread,
+// the transcript it kept writing as it went, and the marker of its commands.
 import * as core from '@actions/core'
 import { readSettings } from './settings'
 import { Redactor, secretsFromEnv } from './report/redact'
 import { createOctokit, ReportComment, type CommentRef } from './report/github'
 import { readTranscript } from './transcript'
-import { renderFinal, type Outcome, type ReportMeta } from './report/render'
-import { emptyUsage } from './types'
+import { type Outcome, type ReportMeta } from './report/render'
+import { publish } from './report/publish'
+import { killLeftovers } from './tools/bash'
+import type { Thread } from './trigger'
+import { emptyUsage, type CommandRecord } from './types'
+
+function parse<T>(text: string): T | undefined {
+  try {
+    return text ? (JSON.parse(text) as T) : undefined
+  } catch {
+    return undefined
+  }
+}
 
 export async function post(): Promise<void> {
   if (core.getState('done') === 'true') return
-  const saved = core.getState('comment')
+  const saved = parse<CommentRef>(core.getState('comment'))
+  const thread = parse<Thread>(core.getState('thread'))
   const transcriptPath = core.getState('transcript')
+  const marker = core.getState('marker')
+  const crashed = core.getState('error')
   if (!saved && !transcriptPath) return
+
   const redactor = new Redactor(secretsFromEnv(process.env))
-  const warn = (m: string) => core.warning(redactor.redact(m))
+  const redact = (s: string) => redactor.redact(s)
+  const warn = (m: string) => core.warning(redact(m))
   let token = ''
   let model = ''
   let limits: ReportMeta['limits'] = { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 }
@@ -28,16 +46,49 @@ export async function post(): Promise<void> {
     token = core.getInput('github-token') || process.env.GITHUB_TOKEN || ''
     if (token) redactor.add(token)
   }
-  const t = transcriptPath ? readTranscript(transcriptPath) : undefined
-  const outcome: Outcome = {
-    finalText: t?.finalText ?? '',
-    exitReason: t?.finished ? t.exitReason : 'cancelled',
-    turns: t?.turns ?? 0,
-    commands: t?.commands ?? [],
-    usage: t?.usage ?? emptyUsage(),
-    costUsd: t?.costUsd ?? null,
-    error: t?.error
+
+  // A command the killed step left running must not go on changing the workspace.
+  if (marker) {
+    const killed = await killLeftovers(marker, { kind: 'self' })
+    if (killed) core.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
   }
+
+  const t = transcriptPath ? readTranscript(transcriptPath) : undefined
+  let outcome: Outcome
+  if (t?.finished) {
+    // The main step finished the run but could not write the comment: try again.
+    core.info('The main step could not write its report comment; the post step tries again.')
+    outcome = t
+  } else {
+    const commands: CommandRecord[] = [...(t?.commands ?? [])]
+    if (t?.running) {
+      const since = Date.parse(t.running.startedAt)
+      commands.push({
+        command: t.running.command,
+        exitCode: null,
+        durationMs: Number.isFinite(since) ? Date.now() - since : 0,
+        output: '(stopped: the step ended while this command ran)',
+        truncated: false,
+        timedOut: false,
+        blocked: false,
+        aborted: true
+      })
+    }
+    const note = crashed
+      ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
+      : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._'
+    outcome = {
+      finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
+      exitReason: crashed ? 'error' : 'cancelled',
+      turns: t?.turns ?? 0,
+      commands,
+      usage: t?.usage ?? emptyUsage(),
+      costUsd: t?.costUsd ?? null,
+      error: crashed || undefined
+    }
+    warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
+  }
+
   const repoName = process.env.GITHUB_REPOSITORY ?? ''
   const meta: ReportMeta = {
     model: t?.model || model,
@@ -48,17 +99,15 @@ export async function post(): Promise<void> {
       ? `${process.env.GITHUB_SERVER_URL ?? 'https://github.com'}/${repoName}/actions/runs/${process.env.GITHUB_RUN_ID}`
       : undefined
   }
-  core.warning(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
-  if (!saved || !token || !repoName.includes('/')) return
-  const ref = JSON.parse(saved) as CommentRef
-  const [owner, repo] = repoName.split('/')
-  const octokit = createOctokit(token, warn)
-  const thread = { kind: 'issue' as const, number: 0 } // unused: the comment exists, so it is only updated
-  const comment = new ReportComment(octokit, { owner, repo }, thread, s => redactor.redact(s), warn, ref)
-  try {
-    await comment.finish(renderFinal(outcome, meta))
-    core.info(`Report finished: ${ref.url}`)
-  } catch (error) {
-    core.setFailed(`Could not finish the report comment: ${redactor.redact((error as Error).message)}`)
+
+  let comment: ReportComment | undefined
+  if (token && repoName.includes('/') && (saved || thread)) {
+    const [owner, repo] = repoName.split('/')
+    comment = new ReportComment(createOctokit(token, warn), { owner, repo }, thread, redact, warn, { existing: saved })
+  }
+  const out = await publish(outcome, meta, comment, redact, warn)
+  if (out.commentUrl) core.info(`Report finished: ${out.commentUrl}`)
+  if (out.commentError) {
+    core.setFailed(redact(`Could not finish the report comment (${out.commentError}); the job summary holds the report.`))
   }
 }

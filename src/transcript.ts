@@ -11,7 +11,10 @@ export interface Transcript extends Outcome {
   system: string
   startedAt: string
   sandbox: string
+  /** false while the run goes on: a reader (the post step) then knows the main step never finished */
   finished: boolean
+  /** the command running when this was written, if any */
+  running?: { command: string; startedAt: string }
   messages: MessageParam[]
 }
 
@@ -25,7 +28,9 @@ export function writeTranscript(path: string, t: Transcript, redactDeep: <T>(v: 
 
 export function readTranscript(path: string): Transcript | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Transcript
+    const t = JSON.parse(readFileSync(path, 'utf8')) as Transcript
+    if (t === null || typeof t !== 'object' || !Array.isArray(t.commands)) return undefined
+    return t
   } catch {
     return undefined
   }

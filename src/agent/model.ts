@@ -13,6 +13,12 @@ export interface ClientOptions {
   maxRetries?: number
 }
 
+/**
+ * Retries of a failing request (429, 408, 409, 5xx, 529, connection errors).
+ * The SDK waits what `retry-after` / `retry-after-ms` asks, else backs off
+ * 0.5, 1, 2, 4 s (with jitter): about 8 s in all before a run gives up.
+ * 400, 401, 403, 404 and the other 4xx fail at once.
+ */
 export const MAX_RETRIES = 4
 
 export function createModelCall(opts: ClientOptions): ModelCall {
@@ -23,19 +29,34 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     // This SDK sends the key as a bearer token; Anthropic-compatible gateways
     // commonly read x-api-key, so both carry it.
     defaultHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : undefined,
-    // The SDK backs off exponentially and honours retry-after on 408/409/429/5xx
-    // and connection errors; 400/401/403/404 fail at once.
     maxRetries: opts.maxRetries ?? MAX_RETRIES
   })
   return (params, signal) => client.messages.create(withCacheBreakpoints(params), { signal })
 }
 
-/** One sentence saying why the model API failed, without retrying advice noise. */
-export function describeModelError(error: unknown, model: string): string {
-  const detail = (e: InstanceType<typeof Anthropic.APIError>) => {
-    const body = e.error as { error?: { message?: string } } | undefined
-    return body?.error?.message ?? e.message
+function detail(e: InstanceType<typeof Anthropic.APIError>): string {
+  const body = e.error as { error?: { message?: unknown }; message?: unknown } | undefined
+  const m = body?.error?.message ?? body?.message
+  const text = typeof m === 'string' && m ? m : e.message
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
+
+/** The innermost cause's code or message (undici hides ECONNREFUSED two levels down). */
+function rootCause(error: unknown): string | undefined {
+  let found: string | undefined
+  let e = (error as { cause?: unknown })?.cause
+  for (let depth = 0; e && depth < 5; depth++) {
+    const c = e as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof c.code === 'string') found = c.code
+    else if (typeof c.message === 'string' && c.message) found = c.message
+    e = c.cause
   }
+  return found
+}
+
+/** One sentence saying why the model API failed, naming the cause and what to check. */
+export function describeModelError(error: unknown, model: string): string {
+  const retried = `after ${MAX_RETRIES} retries with backoff`
   if (error instanceof Anthropic.AuthenticationError) {
     return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret.`
   }
@@ -49,15 +70,28 @@ export function describeModelError(error: unknown, model: string): string {
     return `The model API rejected the request as invalid (400 ${detail(error)}).`
   }
   if (error instanceof Anthropic.RateLimitError) {
-    return `The model API kept rate-limiting the run (429 ${detail(error)}) after ${MAX_RETRIES} retries with backoff.`
+    return `The model API kept rate-limiting the run (429 ${detail(error)}) ${retried}.`
+  }
+  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+    return `The model API did not answer in time (${error.message}) ${retried}.`
   }
   if (error instanceof Anthropic.APIConnectionError) {
-    return `The model API could not be reached (${error.message}) after ${MAX_RETRIES} retries.`
+    const why = rootCause(error) ?? error.message
+    return `The model API could not be reached (${why}) ${retried}: check anthropic-base-url and the network.`
   }
   if (error instanceof Anthropic.APIError) {
-    const status = error.status ?? 'no status'
+    const status = error.status
+    if (status === 402) return `The model API refused the request for billing reasons (402 ${detail(error)}): check the account's credit.`
+    if (status === 413) return `The model API refused the request as too large (413 ${detail(error)}).`
+    if (typeof status === 'number' && status >= 400 && status < 500 && ![408, 409, 429].includes(status)) {
+      return `The model API rejected the request (${status} ${detail(error)}).`
+    }
+    if (status === undefined) return `The model API failed (${detail(error)}).`
     const kind = status === 529 ? 'overloaded' : 'failing'
-    return `The model API was ${kind} (${status} ${detail(error)}) after ${MAX_RETRIES} retries with backoff.`
+    return `The model API was ${kind} (${status} ${detail(error)}) ${retried}.`
+  }
+  if (error instanceof Anthropic.AnthropicError) {
+    return `The model request failed: ${error.message}`
   }
   return `Unexpected error: ${error instanceof Error ? error.message : String(error)}`
 }

@@ -1,10 +1,18 @@
 // GitHub at the edge: the eyes reaction, the one report comment (created at
 // start, updated while the agent works, finished at the end) and permission
 // look-ups. Every body passes through the redactor on its way out.
+//
+// All calls go through Octokit's retry plugin (5xx and network errors: 3
+// retries after 1, 4 and 9 s) and throttling plugin (writes at least 1 s
+// apart, comment creation 3 s apart, rate limits waited out twice). Progress
+// updates are the exception: they are not retried (the next one carries newer
+// news) and never wait out a rate limit, so the final report is never stuck
+// behind one.
 import * as github from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { Thread } from '../trigger'
+import { COMMENT_LIMIT } from './render'
 
 export type Octokit = ReturnType<typeof github.getOctokit>
 export interface Repo {
@@ -18,23 +26,48 @@ export interface CommentRef {
 }
 type Log = (message: string) => void
 
-/** Progress updates are at most this often; GitHub limits content-creating requests. */
+/**
+ * Progress updates are at most this often. GitHub allows about 80
+ * content-creating requests a minute and 500 an hour: after
+ * FAST_PROGRESS_UPDATES updates (5 minutes at full pace) they slow to one every
+ * SLOW_PROGRESS_INTERVAL_MS, which keeps a run of any length under both.
+ */
 export const PROGRESS_INTERVAL_MS = 3000
+export const SLOW_PROGRESS_INTERVAL_MS = 10_000
+export const FAST_PROGRESS_UPDATES = 100
 
-export function createOctokit(token: string, log: Log): Octokit {
+/** The least time between two progress updates once `sent` were sent. */
+export function progressInterval(sent: number): number {
+  return sent < FAST_PROGRESS_UPDATES ? PROGRESS_INTERVAL_MS : SLOW_PROGRESS_INTERVAL_MS
+}
+
+/** Retries of a request that matters (the final report); progress updates get none. */
+export const GITHUB_RETRIES = 3
+
+/** Per-request marker: a request that must not wait out a rate limit. */
+const NO_WAIT = { retries: 0, noRateLimitWait: true }
+
+interface LimitOptions {
+  request?: { noRateLimitWait?: boolean }
+  method?: string
+  url?: string
+}
+
+export function createOctokit(token: string, log: Log, opts: { baseUrl?: string } = {}): Octokit {
+  const onLimit = (kind: string) => (after: number, o: LimitOptions, _k: unknown, count: number) => {
+    const what = `${o.method ?? ''} ${o.url ?? ''}`.trim()
+    if (o.request?.noRateLimitWait) {
+      log(`GitHub ${kind} hit (${what}); skipping this progress update`)
+      return false
+    }
+    log(`GitHub ${kind} hit (${what}); retrying in ${after} s`)
+    return count < 2
+  }
   const options = {
+    ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
     log: { debug: () => {}, info: () => {}, warn: log, error: log },
-    throttle: {
-      onRateLimit: (after: number, _o: unknown, _k: unknown, count: number) => {
-        log(`GitHub rate limit hit; retrying in ${after} s`)
-        return count < 2
-      },
-      onSecondaryRateLimit: (after: number, _o: unknown, _k: unknown, count: number) => {
-        log(`GitHub secondary rate limit hit; retrying in ${after} s`)
-        return count < 2
-      }
-    },
-    retry: { retries: 3 }
+    throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+    retry: { retries: GITHUB_RETRIES }
   }
   return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
 }
@@ -45,22 +78,52 @@ export async function permissionOf(octokit: Octokit, repo: Repo, login: string):
   return (data as { role_name?: string }).role_name || data.permission
 }
 
+/** The eyes reaction: nice to have, so one retry at most; the caller logs a failure. */
 export async function addEyes(
   octokit: Octokit,
   repo: Repo,
   target: { subject: 'issue_comment' | 'review_comment' | 'issue'; id: number }
 ): Promise<void> {
   const content = 'eyes' as const
+  const request = { retries: 1 }
   if (target.subject === 'issue_comment') {
-    await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: target.id, content })
+    await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: target.id, content, request })
   } else if (target.subject === 'review_comment') {
-    await octokit.rest.reactions.createForPullRequestReviewComment({ ...repo, comment_id: target.id, content })
+    await octokit.rest.reactions.createForPullRequestReviewComment({ ...repo, comment_id: target.id, content, request })
   } else {
-    await octokit.rest.reactions.createForIssue({ ...repo, issue_number: target.id, content })
+    await octokit.rest.reactions.createForIssue({ ...repo, issue_number: target.id, content, request })
   }
 }
 
-/** The report comment: one comment per run, created once and then only updated. */
+/** Cuts a body to GitHub's limit (a last guard: the renderers already keep within it). */
+export function clampBody(body: string, limit = COMMENT_LIMIT): string {
+  if (body.length <= limit) return body
+  const note = '\n\n*[… cut to fit GitHub’s comment limit]*'
+  let cut = limit - note.length
+  // never split a surrogate pair
+  const code = body.charCodeAt(cut - 1)
+  if (code >= 0xd800 && code <= 0xdbff) cut--
+  return body.slice(0, cut) + note
+}
+
+function statusOf(error: unknown): number | undefined {
+  const s = (error as { status?: unknown })?.status
+  return typeof s === 'number' ? s : undefined
+}
+
+export interface ReportCommentOptions {
+  /** a comment that exists already (the post step): it is only updated */
+  existing?: CommentRef
+  /** called once the comment exists (also when it is created late) */
+  onCreate?: (ref: CommentRef) => void
+}
+
+/**
+ * The report comment: one comment per run, created once and then only
+ * updated. Progress updates are throttled and go out one at a time, newest
+ * body only; finish() waits for the one in flight, so the final body is
+ * always the last one written.
+ */
 export class ReportComment {
   private ref: CommentRef | undefined
   private creating: Promise<CommentRef | undefined> | undefined
@@ -68,53 +131,93 @@ export class ReportComment {
   private timer: NodeJS.Timeout | undefined
   private inflight: Promise<void> | undefined
   private lastSent = 0
+  private sent = 0
   private finished = false
+  private readonly onCreate?: (ref: CommentRef) => void
 
   constructor(
     private readonly octokit: Octokit,
     private readonly repo: Repo,
-    private readonly thread: Thread,
+    private readonly thread: Thread | undefined,
     private readonly redact: (text: string) => string,
     private readonly log: Log,
-    existing?: CommentRef
+    opts: ReportCommentOptions = {}
   ) {
-    this.ref = existing
+    this.ref = opts.existing
+    this.onCreate = opts.onCreate
   }
 
   get comment(): CommentRef | undefined {
     return this.ref
   }
 
-  /** Creates the comment; failures are logged, and finish() tries again. */
+  /** progress updates written so far (not counting creation and the final body) */
+  get updates(): number {
+    return this.sent
+  }
+
+  /** Creates the comment; failures are logged, and the next progress update or finish() tries again. */
   start(body: string): Promise<CommentRef | undefined> {
-    this.creating ??= this.create(body).catch(error => {
-      this.log(`Could not create the progress comment: ${(error as Error).message}`)
-      this.creating = undefined
-      return undefined
-    })
+    if (this.ref) return Promise.resolve(this.ref)
+    if (this.creating) return this.creating
+    this.lastSent = Date.now()
+    this.creating = this.create(body)
+      .then(
+        ref => ref as CommentRef | undefined,
+        error => {
+          this.log(`Could not create the progress comment: ${this.redact((error as Error).message)}`)
+          return undefined
+        }
+      )
+      .then(ref => {
+        this.creating = undefined
+        this.schedule()
+        return ref
+      })
     return this.creating
   }
 
-  /** Shows progress, at most once every PROGRESS_INTERVAL_MS; only the newest body is sent. */
+  /** Shows progress, at most once every progressInterval(); only the newest body is sent. */
   progress(body: string): void {
     if (this.finished) return
     this.pending = body
-    if (this.timer || this.inflight) return
-    const wait = Math.max(0, this.lastSent + PROGRESS_INTERVAL_MS - Date.now())
-    this.timer = setTimeout(() => this.flush(), wait)
+    this.schedule()
   }
 
-  /** The final body; throws when it could not be written after retries. */
-  async finish(body: string): Promise<CommentRef> {
+  /** Drops any queued progress update (the final body is coming). */
+  stop(): void {
     this.finished = true
     clearTimeout(this.timer)
     this.timer = undefined
     this.pending = undefined
+  }
+
+  /** The final body; throws when it could not be written after retries. */
+  async finish(body: string): Promise<CommentRef> {
+    this.stop()
     await this.inflight
     await this.creating
     if (!this.ref) return this.create(body)
-    await this.update(body)
+    try {
+      await this.update(body, false)
+    } catch (error) {
+      // Someone deleted the progress comment: post the report as a new one.
+      if ((statusOf(error) === 404 || statusOf(error) === 410) && this.thread) {
+        this.log('The progress comment is gone; posting the report as a new comment.')
+        this.ref = undefined
+        return this.create(body)
+      }
+      throw error
+    }
     return this.ref
+  }
+
+  /** Sets the timer for the pending body, unless one is set, a request is out, or the comment is being created. */
+  private schedule(): void {
+    if (this.timer || this.inflight || this.creating || this.finished || this.pending === undefined) return
+    const wait = Math.max(0, this.lastSent + progressInterval(this.sent) - Date.now())
+    this.timer = setTimeout(() => this.flush(), wait)
+    this.timer.unref?.()
   }
 
   private flush(): void {
@@ -123,23 +226,29 @@ export class ReportComment {
     if (body === undefined || this.finished) return
     this.pending = undefined
     this.inflight = (async () => {
-      const ref = this.ref ?? (await this.creating)
-      if (!ref || this.finished) return
-      await this.update(body)
+      if (!this.ref) {
+        // creation failed earlier: try again, with this body
+        if (this.thread) await this.start(body)
+        return
+      }
+      await this.update(body, true)
+      this.sent++
     })()
-      .catch(error => this.log(`Could not update the progress comment: ${(error as Error).message}`))
+      .catch(error => this.log(`Could not update the progress comment: ${this.redact((error as Error).message)}`))
       .finally(() => {
         this.inflight = undefined
         this.lastSent = Date.now()
-        if (this.pending !== undefined && !this.finished) this.progress(this.pending)
+        this.schedule()
       })
   }
 
   private async create(body: string): Promise<CommentRef> {
-    const text = this.redact(body)
+    if (!this.thread) throw new Error('there is no issue or pull request to comment on')
+    const text = clampBody(this.redact(body))
+    let ref: CommentRef
     if (this.thread.kind === 'issue') {
       const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.thread.number, body: text })
-      this.ref = { kind: 'issue', id: data.id, url: data.html_url }
+      ref = { kind: 'issue', id: data.id, url: data.html_url }
     } else {
       const { data } = await this.octokit.rest.pulls.createReplyForReviewComment({
         ...this.repo,
@@ -147,20 +256,27 @@ export class ReportComment {
         comment_id: this.thread.commentId,
         body: text
       })
-      this.ref = { kind: 'review', id: data.id, url: data.html_url }
+      ref = { kind: 'review', id: data.id, url: data.html_url }
     }
+    this.ref = ref
     this.lastSent = Date.now()
-    return this.ref
+    try {
+      this.onCreate?.(ref)
+    } catch {
+      // a callback must not undo the comment
+    }
+    return ref
   }
 
-  private async update(body: string): Promise<void> {
+  private async update(body: string, isProgress: boolean): Promise<void> {
     const ref = this.ref
     if (!ref) return
-    const text = this.redact(body)
+    const text = clampBody(this.redact(body))
+    const request = isProgress ? NO_WAIT : undefined
     if (ref.kind === 'issue') {
-      await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: ref.id, body: text })
+      await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: ref.id, body: text, request })
     } else {
-      await this.octokit.rest.pulls.updateReviewComment({ ...this.repo, comment_id: ref.id, body: text })
+      await this.octokit.rest.pulls.updateReviewComment({ ...this.repo, comment_id: ref.id, body: text, request })
     }
   }
 }

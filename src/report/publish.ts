@@ -10,7 +10,12 @@ export interface Published {
   commentUrl?: string
   /** why the comment could not be written, when it could not */
   commentError?: string
+  /** the job summary was written */
+  summary: boolean
 }
+
+/** GitHub refuses a step summary over 1 MiB (bytes, not characters); this leaves room. */
+export const SUMMARY_MAX_BYTES = 1024 * 1024 - 8 * 1024
 
 export function setOutputs(o: Outcome, redact: (s: string) => string, extra: { transcript?: string; commentUrl?: string }): void {
   core.setOutput('result', redact(o.finalText))
@@ -26,12 +31,40 @@ export function setOutputs(o: Outcome, redact: (s: string) => string, extra: { t
   core.setOutput('cost-usd', o.costUsd === null ? '' : formatUsd(o.costUsd))
 }
 
-export async function writeSummary(o: Outcome, meta: ReportMeta, redact: (s: string) => string, log: (m: string) => void): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8')
+
+/**
+ * The summary markdown within SUMMARY_MAX_BYTES. renderSummary keeps within a
+ * character limit; output in a multi-byte script can still pass the byte
+ * limit, so command outputs are then cut shorter until it fits.
+ */
+export function summaryText(o: Outcome, meta: ReportMeta, redact: (s: string) => string, maxBytes = SUMMARY_MAX_BYTES): string {
+  let text = redact(renderSummary(o, meta))
+  for (const cap of [20_000, 5_000, 2_000, 500, 100]) {
+    if (bytes(text) <= maxBytes) return text
+    const commands = o.commands.map(c =>
+      c.output.length > cap
+        ? { ...c, output: `${c.output.slice(0, cap / 2)}\n[... ${c.output.length - cap} characters left out to keep the job summary under 1 MiB ...]\n${c.output.slice(-cap / 2)}` }
+        : c
+    )
+    text = redact(renderSummary({ ...o, commands }, meta))
+  }
+  if (bytes(text) <= maxBytes) return text
+  // Last resort: the start of it, cut on a character boundary.
+  const note = '\n\n*[… the job summary was cut here to stay under 1 MiB]*\n'
+  const buf = Buffer.from(text, 'utf8').subarray(0, maxBytes - bytes(note))
+  return buf.toString('utf8').replace(/\uFFFD+$/, '') + note
+}
+
+export async function writeSummary(o: Outcome, meta: ReportMeta, redact: (s: string) => string, log: (m: string) => void): Promise<boolean> {
+  if (!process.env.GITHUB_STEP_SUMMARY) return false
   try {
-    await core.summary.addRaw(redact(renderSummary(o, meta)), true).write()
+    // overwrite: a summary written earlier in this step is replaced, never doubled
+    await core.summary.addRaw(summaryText(o, meta, redact), true).write({ overwrite: true })
+    return true
   } catch (error) {
-    log(`Could not write the job summary: ${(error as Error).message}`)
+    log(`Could not write the job summary: ${redact((error as Error).message)}`)
+    return false
   }
 }
 
@@ -40,14 +73,27 @@ export async function publish(
   meta: ReportMeta,
   comment: ReportComment | undefined,
   redact: (s: string) => string,
-  log: (m: string) => void
+  log: (m: string) => void,
+  /** give up on the comment after this long (it may still land later) */
+  timeoutMs = 120_000
 ): Promise<Published> {
-  await writeSummary(o, meta, redact, log)
-  if (!comment) return {}
+  // No progress update may start once the run is over.
+  comment?.stop()
+  const summary = await writeSummary(o, meta, redact, log)
+  if (!comment) return { summary }
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>(resolve => {
+    timer = setTimeout(() => resolve('late'), timeoutMs)
+  })
   try {
-    const ref = await comment.finish(renderFinal(o, meta))
-    return { commentUrl: ref.url }
+    const ref = await Promise.race([comment.finish(renderFinal(o, meta)), late])
+    if (ref === 'late') return { commentError: `GitHub did not take it within ${Math.round(timeoutMs / 1000)} s`, summary }
+    return { commentUrl: ref.url, summary }
   } catch (error) {
-    return { commentError: redact((error as Error).message) }
+    const status = (error as { status?: unknown }).status
+    const why = `${typeof status === 'number' ? `HTTP ${status}: ` : ''}${(error as Error).message}`
+    return { commentError: redact(why), summary }
+  } finally {
+    clearTimeout(timer)
   }
 }
