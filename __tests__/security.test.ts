@@ -566,7 +566,7 @@ describe('output safety', () => {
   // `::set-output ...` sets step outputs and adds annotations. main must pass
   // every core.info text through defuseWorkflowCommands (src/untrusted.ts).
   // Turn this into test() once it does.
-  test.failing('a command holding workflow commands on its own lines cannot set outputs or annotate', () => {
+  test('a command holding workflow commands on its own lines cannot set outputs or annotate', () => {
     expect(a.run.outputs.turns).toBe('2')
     expect(a.run.commands.filter(c => c.message.includes('INJECTED'))).toEqual([])
   })

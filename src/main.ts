@@ -11,7 +11,7 @@ import { readSettings, SettingsError, type Settings } from './settings'
 import { decide, type Task, type Thread } from './trigger'
 import { mayStart } from './gate'
 import { Redactor, secretsFromEnv } from './report/redact'
-import { stripHidden } from './untrusted'
+import { defuseWorkflowCommands, stripHidden } from './untrusted'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
@@ -93,7 +93,8 @@ export async function main(): Promise<void> {
   core.saveState('isPost', 'true')
   const redactor = new Redactor(secretsFromEnv(process.env))
   const redact = (s: string) => redactor.redact(s)
-  const log = (m: string) => core.info(redact(m))
+  // The log is a choke point too: agent-controlled text must not carry secrets or workflow commands.
+  const log = (m: string) => core.info(defuseWorkflowCommands(redact(m)))
   const warn = (m: string) => core.warning(redact(m))
 
   // Signals and crashes are handled from the first moment. Before the run
@@ -450,7 +451,7 @@ export async function main(): Promise<void> {
       core.setFailed(redact(`The report could not be written to ${where} (${out.commentError}); ${holders} the report.`))
       if (!out.summary) {
         core.startGroup('Report')
-        core.info(redact(renderFinal(r, final)))
+        log(renderFinal(r, final))
         core.endGroup()
       }
     }

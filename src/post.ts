@@ -10,6 +10,7 @@ import { readTranscript } from './transcript'
 import { type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
+import { recoverSandbox } from './tools/sandbox'
 import type { Thread } from './trigger'
 import { emptyUsage, type CommandRecord } from './types'
 
@@ -51,6 +52,8 @@ export async function post(): Promise<void> {
   if (marker) {
     const killed = await killLeftovers(marker, { kind: 'self' })
     if (killed) core.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
+    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
+    if (await recoverSandbox(marker, m => core.info(redact(m)))) core.info('Put back what the sandbox had changed.')
   }
 
   const t = transcriptPath ? readTranscript(transcriptPath) : undefined
@@ -84,7 +87,8 @@ export async function post(): Promise<void> {
       commands,
       usage: t?.usage ?? emptyUsage(),
       costUsd: t?.costUsd ?? null,
-      error: crashed || undefined
+      error: crashed || undefined,
+      messages: t?.messages
     }
     warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
   }
