@@ -22,7 +22,7 @@ import { prepareSandbox, type Sandbox } from './tools/sandbox'
 // loaded lazily, off the way to the first model request and inside the
 // error handling.
 import type { Octokit, ReportComment } from './report/github'
-import { renderFinal, renderProgress, headline, type Outcome, type ReportMeta } from './report/render'
+import { renderFinal, renderProgress, headline, runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish, setOutputs } from './report/publish'
 import { writeTranscript, type Transcript } from './transcript'
 import { emptyUsage, type CommandRecord, type ExitReason, type MessageParam, type RunResult } from './types'
@@ -179,9 +179,7 @@ export async function main(): Promise<void> {
 
   // From here on every ending is reported.
   phase = 'running'
-  const runUrl = process.env.GITHUB_RUN_ID
-    ? `${process.env.GITHUB_SERVER_URL ?? 'https://github.com'}/${repoName}/actions/runs/${process.env.GITHUB_RUN_ID}`
-    : undefined
+  const runUrl = runUrlOf()
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const timeoutMs = settings.timeoutMinutes * 60_000
   const hardEnd = startedAt + timeoutMs

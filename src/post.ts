@@ -7,7 +7,7 @@ import { readSettings } from './settings'
 import { Redactor, secretsFromEnv } from './report/redact'
 import { createOctokit, ReportComment, type CommentRef } from './report/github'
 import { readTranscript } from './transcript'
-import { type Outcome, type ReportMeta } from './report/render'
+import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
 import { recoverSandbox } from './tools/sandbox'
@@ -99,9 +99,7 @@ export async function post(): Promise<void> {
     sandbox: t?.sandbox ?? 'unknown',
     limits,
     elapsedMs: t ? Date.now() - Date.parse(t.startedAt) : 0,
-    runUrl: process.env.GITHUB_RUN_ID
-      ? `${process.env.GITHUB_SERVER_URL ?? 'https://github.com'}/${repoName}/actions/runs/${process.env.GITHUB_RUN_ID}`
-      : undefined
+    runUrl: runUrlOf()
   }
 
   let comment: ReportComment | undefined

@@ -11,6 +11,12 @@ export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
 /** output shown per command in the comment; the summary shows it all */
 const COMMENT_OUTPUT_CHARS = 2000
 
+/** The link to this workflow run, from the runner's environment. */
+export function runUrlOf(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!env.GITHUB_RUN_ID || !env.GITHUB_REPOSITORY) return undefined
+  return `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+}
+
 export interface ReportMeta {
   model: string
   runUrl?: string
