@@ -15,7 +15,7 @@ import { defuseWorkflowCommands, stripHidden } from './untrusted'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
-import { contextWindowOf } from './agent/cost'
+import { contextWindowOf, priceOf } from './agent/cost'
 import { runBash, toolResult } from './tools/bash'
 import { prepareSandbox, type Sandbox } from './tools/sandbox'
 // Octokit (and @actions/github, which parses the event file when it loads) is
@@ -156,6 +156,10 @@ export async function main(): Promise<void> {
       redactor.add(secret)
       core.setSecret(secret)
     }
+  }
+
+  if (settings.maxCostUsd !== undefined && !priceOf(settings.model)) {
+    warn(`max-cost-usd cannot be enforced: the prices of model "${settings.model}" are not known, so the run has no cost estimate.`)
   }
 
   const { eventName, payload } = readEvent()
