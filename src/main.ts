@@ -466,3 +466,6 @@ export async function main(): Promise<void> {
     core.setOutput('commands', '0')
   }
 }
+
+/** For `npx @github/local-action run . src/main.ts .env`, which calls an exported run(). */
+export const run = main
