@@ -1,6 +1,12 @@
-import { describe, expect, it } from '@jest/globals'
+import { afterAll, describe, expect, it } from '@jest/globals'
 import { elideOldToolResults, estimateTokens } from '../src/agent/context'
 import type { MessageParam } from '../src/types'
+import { bash, startFakeAnthropic, text } from './helpers/fake-anthropic'
+import { startFakeGitHub } from './helpers/fake-github'
+import { cleanupRuns, runAction } from './helpers/run-action'
+import { issueCommentEvent } from './helpers/events'
+
+afterAll(() => cleanupRuns())
 
 interface ToolResult {
   type: 'tool_result'
@@ -200,5 +206,72 @@ describe('elideOldToolResults', () => {
     expect(b.content).toMatch(/: 10000 characters;/)
     expect(resultsOf(messages[4])[0].content).toBe(big)
     expectValidPairs(messages)
+  })
+})
+
+describe('eliding through the built action', () => {
+  // A model id the price table does not know gets a 200,000-token window; the
+  // action elides past 0.6 of it (120,000 estimated tokens, ~480,000 characters).
+  // Six outputs of 190,000 characters each (max-output-chars raised so none is
+  // cut) pass that from the fifth request on.
+  const CHARS = 190_000
+  const command = (i: number) => `head -c ${CHARS} /dev/zero | tr '\\0' '${'abcdef'[i]}'${i === 1 ? '; exit 3' : ''}`
+
+  it('shortens the oldest results on the requests the API gets, and keeps every tool_use paired with its result', async () => {
+    const script = [...[0, 1, 2, 3, 4, 5].map(i => bash(command(i))), text('Looked at all of it.')]
+    const anthropic = await startFakeAnthropic(script)
+    const github = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
+    let run: Awaited<ReturnType<typeof runAction>>
+    try {
+      run = await runAction({
+        eventName: 'issue_comment',
+        payload: issueCommentEvent({ body: '/agent read the big files', issueNumber: 4 }),
+        inputs: { 'anthropic-api-key': 'sk-ant-context-test-0000000', sandbox: 'none', model: 'acme-long-context-model', 'max-output-chars': '200000' },
+        env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: github.url }
+      })
+    } finally {
+      await anthropic.close()
+      await github.close()
+    }
+    expect(run.code).toBe(0)
+    expect(run.outputs['exit-reason']).toBe('end_turn')
+    expect(run.outputs.commands).toBe('6')
+    const requests = anthropic.requests
+    expect(requests).toHaveLength(7)
+
+    const stubsPerRequest: number[] = []
+    for (const r of requests) {
+      // the fake answers 400 to a tool_use without its tool_result (and the reverse)
+      expect(r.error).toBeUndefined()
+      expect(r.status).toBe(200)
+      const messages = r.body.messages as MessageParam[]
+      expectValidPairs(messages)
+      const results = allResults(messages)
+      // results in the order of the commands, none lost
+      expect(results.map(x => x.tool_use_id)).toEqual(
+        messages.flatMap(m => (m.role === 'assistant' && Array.isArray(m.content) ? (m.content as Array<{ type: string; id?: string }>).filter(b => b.type === 'tool_use').map(b => b.id) : []))
+      )
+      const stubs = results.filter(x => STUB.test(x.content))
+      stubsPerRequest.push(stubs.length)
+      // a stub keeps is_error and says how long the output was; the rest is whole
+      results.forEach((x, i) => {
+        const m = STUB.exec(x.content)
+        if (m) {
+          expect(Number(m[1])).toBeGreaterThanOrEqual(CHARS)
+        } else {
+          expect(x.content.startsWith('abcdef'[i].repeat(CHARS))).toBe(true)
+        }
+        expect(x.is_error === true).toBe(i === 1)
+      })
+      // the newest three results are never shortened
+      results.slice(-3).forEach(x => expect(x.content).not.toMatch(STUB))
+      // a shortened result stays shortened (the same prefix every turn, for the prompt cache)
+      stubs.forEach((_, i) => expect(results[i].content).toMatch(STUB))
+    }
+    // nothing elided while the conversation fits; then the oldest first, one more each turn
+    expect(stubsPerRequest).toEqual([0, 0, 0, 0, 1, 2, 3])
+    // the last request is the smaller for it (its three newest results alone are over the budget, and stay whole)
+    expect(estimateTokens(requests[6].body.messages)).toBeLessThan((6 * CHARS) / 4 - 2 * CHARS / 4)
+    expect(run.outputs['cost-usd']).toBe('')
   })
 })

@@ -18,6 +18,13 @@
 //
 // Keys are model ids without a date suffix. cost.ts matches them against dated ids, `-latest`
 // aliases and Bedrock/Vertex ids (longest key wins).
+//
+// To update: add or change one line below (dollars per million tokens: base input, output,
+// 5-minute cache write, cache hit; and the context window), update the "Checked" date above,
+// then `npm test -- __tests__/cost.test.ts` (it checks every entry is a bare id and its cache
+// prices are consistent) and `npm run build`. A model missing here still runs: its report shows
+// tokens without a cost, cost-usd is empty, max-cost-usd cannot stop it, and its context window
+// is taken to be 200,000 tokens.
 import type { ModelPrice } from './cost'
 
 const M = 1_000_000

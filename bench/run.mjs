@@ -1,0 +1,303 @@
+#!/usr/bin/env node
+// `npm run bench`: how fast and how frugal the built action is, on this machine, against the same
+// scripted fakes the tests use (__tests__/helpers: the Messages API with its prompt-caching usage
+// model, the GitHub REST API, and runAction, which starts the action like the Actions runner).
+//
+//   npm run bench                                   # runs dist/index.js
+//   ACTION_DIST=/tmp/dist-perf npm run bench        # runs another build (e.g. `npx ncc build src/index.ts -o /tmp/dist-perf`)
+//   node bench/run.mjs --only=cold,memory --runs=20 # some figures, more cold-start runs
+//
+// Figures (each printed with its target and PASS/MISS; the process exits 1 when one is missed):
+//   cold start      spawn of `node dist/index.js` -> the first model request reaching the fake
+//                   (median of --runs runs; an issue comment from a writer, so the permission check
+//                   against the fake GitHub is on the path, as it must be)
+//   turn overhead   100 turns of `true` with an instant model: (first -> last model request) minus
+//                   the time inside bash (the commands' recorded durations), per turn
+//   spawn           runBash('true') from src/tools/bash.ts, median (no target: context for the above)
+//   peak memory     VmHWM of the action's node process (read from /proc/<pid>/status every 5 ms)
+//                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`)
+//   cache ratio     billed input tokens (billedInputTokens in src/agent/cost.ts: cache writes 1.25x,
+//                   reads 0.1x) of a 30-turn run with the action's cache breakpoints, over the same
+//                   run with every cache_control stripped on the way to the fake (by a proxy here)
+//
+// The helpers are TypeScript: bench/ts-hooks.mjs lets Node 20 import them (and src/agent/cost.ts,
+// src/tools/bash.ts) by transpiling on load with the project's own TypeScript. No new dependencies.
+import { register } from 'node:module'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import http from 'node:http'
+/* global fetch */
+
+register('./ts-hooks.mjs', import.meta.url)
+
+const { startFakeAnthropic, bash, text } = await import('../__tests__/helpers/fake-anthropic.ts')
+const { startFakeGitHub } = await import('../__tests__/helpers/fake-github.ts')
+const { runAction, cleanupRuns, REPO_ROOT } = await import('../__tests__/helpers/run-action.ts')
+const { issueCommentEvent } = await import('../__tests__/helpers/events.ts')
+const { billedInputTokens } = await import('../src/agent/cost.ts')
+const { runBash } = await import('../src/tools/bash.ts')
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=')
+    return [k, v ?? 'true']
+  })
+)
+const only = args.only ? new Set(args.only.split(',')) : undefined
+const want = (name) => !only || only.has(name)
+const RUNS = Number(args.runs ?? 10)
+
+const distDir = process.env.ACTION_DIST ? resolve(process.env.ACTION_DIST) : join(REPO_ROOT, 'dist')
+const entry = join(distDir, 'index.js')
+if (!existsSync(entry)) {
+  console.error(`bench: ${entry} does not exist; build it first (npm run build, or ncc build ... with ACTION_DIST)`)
+  process.exit(2)
+}
+
+const WRITER = 'Codertocat'
+const KEY = 'sk-ant-bench00000000000000'
+const scratch = mkdtempSync(join(tmpdir(), 'bench-'))
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const fmt = (n, digits = 1) => n.toFixed(digits)
+const results = []
+const report = (name, value, unit, target, pass, note = '') => {
+  results.push({ name, pass })
+  const verdict = pass === undefined ? 'INFO' : pass ? 'PASS' : 'MISS'
+  console.log(`${verdict.padEnd(4)}  ${name.padEnd(34)} ${`${value} ${unit}`.padEnd(16)} target ${target}${note ? `  (${note})` : ''}`)
+}
+
+/** One action run on an issue comment by a writer, against fresh fakes. */
+async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl } = {}) {
+  const anthropic = await startFakeAnthropic(script, anthropicOpts)
+  const github = await startFakeGitHub({ permissions: { [WRITER]: 'write' } })
+  const workspace = mkdtempSync(join(scratch, 'ws-'))
+  try {
+    const t0 = Date.now()
+    const run = await runAction({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: '/agent run the benchmark', login: WRITER, issueNumber: 7 }),
+      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...inputs },
+      workspace,
+      env: { ANTHROPIC_BASE_URL: baseUrl ?? anthropic.url, GITHUB_API_URL: github.url },
+      onStdout,
+      timeoutMs: 300_000
+    })
+    let transcript
+    try {
+      transcript = JSON.parse(readFileSync(run.outputs.transcript, 'utf8'))
+    } catch {
+      transcript = undefined
+    }
+    if (run.code !== 0) throw new Error(`the action failed (exit ${run.code}):\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`)
+    return { run, t0, anthropic, github, transcript }
+  } finally {
+    await anthropic.close()
+    await github.close()
+    cleanupRuns()
+    rmSync(workspace, { recursive: true, force: true })
+  }
+}
+
+async function coldStart() {
+  await actionRun([text('done')]) // warm the page cache: the runner's disk is warm after checkout too
+  const firsts = []
+  const perms = []
+  const writesAfter = []
+  let early = 0
+  for (let i = 0; i < RUNS; i++) {
+    const { t0, anthropic, github } = await actionRun([text('done')])
+    const first = anthropic.requests[0].at
+    firsts.push(first - t0)
+    const permission = github.requests.find((r) => r.route === 'getCollaboratorPermissionLevel')
+    if (permission) perms.push(permission.at - t0)
+    // the reaction and the progress comment must not go out before the first model request
+    const writes = github.requests.filter((r) => r.method !== 'GET').map((r) => r.at)
+    if (writes.length) writesAfter.push(Math.min(...writes) - first)
+    if (writes.some((at) => at < first)) early++
+  }
+  const m = median(firsts)
+  report(
+    'cold start -> first model request',
+    fmt(m, 0),
+    'ms',
+    '< 300 ms median',
+    m < 300,
+    `${RUNS} runs, min ${Math.min(...firsts)} max ${Math.max(...firsts)}; permission check at ${fmt(median(perms), 0)} ms; ` +
+      `first GitHub write ${fmt(median(writesAfter), 0)} ms after the model request` +
+      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '')
+  )
+}
+
+async function turnOverhead() {
+  const TURNS = 100
+  const script = [...Array.from({ length: TURNS }, () => bash('true')), text('done')]
+  const { anthropic, transcript, run } = await actionRun(script, { inputs: { 'max-turns': String(TURNS + 5) } })
+  const reqs = anthropic.requests
+  if (reqs.length !== TURNS + 1 || !transcript) throw new Error(`turn overhead: expected ${TURNS + 1} requests, got ${reqs.length}`)
+  const wall = reqs[TURNS].at - reqs[0].at
+  const inBash = transcript.commands.reduce((n, c) => n + c.durationMs, 0)
+  const perTurn = (wall - inBash) / TURNS
+  report(
+    'harness overhead per turn',
+    fmt(perTurn, 2),
+    'ms',
+    '< 10 ms',
+    perTurn < 10,
+    `${TURNS} turns of \`true\`: ${wall} ms between the first and last request, ${inBash} ms inside bash; whole run ${run.durationMs} ms`
+  )
+}
+
+async function spawnOverhead() {
+  const N = 40
+  const opts = { cwd: scratch, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 10_000, maxOutputChars: 50_000, blocked: [], redact: (s) => s }
+  for (let i = 0; i < 3; i++) await runBash('true', opts)
+  const times = []
+  for (let i = 0; i < N; i++) {
+    const t = performance.now()
+    const rec = await runBash('true', opts)
+    times.push(performance.now() - t)
+    if (rec.exitCode !== 0) throw new Error(`runBash('true') exited ${rec.exitCode}: ${rec.output}`)
+  }
+  report('runBash(`true`) spawn overhead', fmt(median(times), 2), 'ms', '-', undefined, `median of ${N}; min ${fmt(Math.min(...times), 2)} ms`)
+}
+
+/** Peak RSS (VmHWM) of the action's process during a run whose one command is `command`. */
+async function peakMemory(command) {
+  let pid
+  let hwm = 0
+  let timer
+  const poll = () => {
+    try {
+      const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))
+      if (m) hwm = Math.max(hwm, Number(m[1]))
+    } catch {
+      // exited
+    }
+  }
+  try {
+    const { transcript } = await actionRun([bash(command), text('done')], {
+      inputs: { 'command-timeout': '600' },
+      onStdout: (_chunk, child) => {
+        if (pid !== undefined) return
+        pid = child.pid
+        timer = setInterval(poll, 5)
+        poll()
+      }
+    })
+    return { mb: hwm / 1024, record: transcript?.commands?.[0] }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+async function memory() {
+  if (!existsSync('/proc/self/status')) {
+    report('peak memory at 1 GiB of output', 'n/a', '', '< 100 MB', undefined, 'no /proc on this system')
+    return
+  }
+  const idle = await peakMemory('true')
+  const big = await peakMemory('head -c 1073741824 /dev/zero')
+  report(
+    'peak memory, command prints 1 GiB',
+    fmt(big.mb, 1),
+    'MB',
+    '< 100 MB',
+    big.mb < 100,
+    `VmHWM of the action process; ${fmt(idle.mb, 1)} MB for a run of \`true\`; the command took ${big.record?.durationMs} ms`
+  )
+}
+
+/** A proxy that strips every cache_control from the requests it forwards: the same run, uncached. */
+async function stripCacheProxy(target) {
+  const strip = (v) => {
+    if (Array.isArray(v)) return v.map(strip)
+    if (v === null || typeof v !== 'object') return v
+    const out = {}
+    for (const [k, x] of Object.entries(v)) if (k !== 'cache_control') out[k] = strip(x)
+    return out
+  }
+  const server = http.createServer((req, res) => {
+    const chunks = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', async () => {
+      try {
+        const raw = Buffer.concat(chunks).toString('utf8')
+        const body = raw && req.method === 'POST' ? JSON.stringify(strip(JSON.parse(raw))) : undefined
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection', 'accept-encoding'].includes(k))
+        )
+        const r = await fetch(target + req.url, { method: req.method, headers, body })
+        res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' })
+        res.end(Buffer.from(await r.arrayBuffer()))
+      } catch (e) {
+        res.writeHead(502, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(e) } }))
+      }
+    })
+  })
+  await new Promise((r) => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(() => r())) }
+}
+
+async function cacheRatio() {
+  const TURNS = 30
+  // Deterministic commands with a few KB of output each, then a final answer.
+  const script = () => [...Array.from({ length: TURNS - 1 }, (_, k) => bash(`seq ${k * 1000} ${k * 1000 + 400}`)), text('done')]
+  const usageOf = (run) => ({
+    inputTokens: Number(run.outputs['input-tokens']),
+    outputTokens: Number(run.outputs['output-tokens']),
+    cacheReadTokens: Number(run.outputs['cache-read-tokens']),
+    cacheCreationTokens: Number(run.outputs['cache-creation-tokens'])
+  })
+  // minCacheableTokens 1024: the real API's floor for Sonnet and Opus.
+  const cached = await actionRun(script(), { anthropicOpts: { minCacheableTokens: 1024 } })
+  // The uncached run: a second fake behind the proxy; runAction is given the proxy's URL.
+  const fake = await startFakeAnthropic(script(), { minCacheableTokens: 1024 })
+  const proxy = await stripCacheProxy(fake.url)
+  let uncached
+  try {
+    uncached = await actionRun([], { baseUrl: proxy.url, anthropicOpts: {} })
+  } finally {
+    await proxy.close()
+    await fake.close()
+  }
+  const u1 = usageOf(cached.run)
+  const u0 = usageOf(uncached.run)
+  if (cached.anthropic.requests.length !== TURNS || fake.requests.length !== TURNS) {
+    throw new Error(`cache ratio: expected ${TURNS} requests each, got ${cached.anthropic.requests.length} and ${fake.requests.length}`)
+  }
+  if (u0.cacheReadTokens || u0.cacheCreationTokens) throw new Error('cache ratio: the uncached run used the cache')
+  const ratio = billedInputTokens(u1) / billedInputTokens(u0)
+  report(
+    'billed input, cached / uncached',
+    fmt(ratio, 3),
+    '',
+    '<= 0.25',
+    ratio <= 0.25,
+    `${TURNS} turns; cached: ${u1.inputTokens} in + ${u1.cacheCreationTokens} written + ${u1.cacheReadTokens} read = ` +
+      `${Math.round(billedInputTokens(u1))} billed; uncached: ${u0.inputTokens} in`
+  )
+}
+
+console.log(
+  `bench: ${entry} on node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`
+)
+const started = performance.now()
+try {
+  if (want('cold')) await coldStart()
+  if (want('turns')) await turnOverhead()
+  if (want('spawn')) await spawnOverhead()
+  if (want('memory')) await memory()
+  if (want('cache')) await cacheRatio()
+} finally {
+  cleanupRuns()
+  rmSync(scratch, { recursive: true, force: true })
+}
+console.log(`bench: done in ${fmt((performance.now() - started) / 1000, 0)} s`)
+process.exit(results.some((r) => r.pass === false) ? 1 : 0)
