@@ -5,12 +5,16 @@
 //
 //   npm run bench                                   # runs dist/index.js
 //   ACTION_DIST=/tmp/dist-perf npm run bench        # runs another build (e.g. `npx ncc build src/index.ts -o /tmp/dist-perf`)
-//   node bench/run.mjs --only=cold,memory --runs=20 # some figures, more cold-start runs
+//   node bench/run.mjs --only=cold,memory --runs=20 # some figures (cold, turns, spawn, memory, cache),
+//                                                   # more cold-start runs
 //
 // Figures (each printed with its target and PASS/MISS; the process exits 1 when one is missed):
-//   cold start      spawn of `node dist/index.js` -> the first model request reaching the fake
-//                   (median of --runs runs; an issue comment from a writer, so the permission check
-//                   against the fake GitHub is on the path, as it must be)
+//   cold start      just before runAction() spawns `node dist/index.js` (its own preparation, a few
+//                   ms of file writes, included) -> the first model request reaching the fake; median
+//                   of --runs runs after one warm-up. An issue comment from a writer, so the
+//                   permission check against the fake GitHub is on the path, as it must be. Also
+//                   shown: when the permission check and the first GitHub write (reaction, progress
+//                   comment) arrived, and Node's own start (`node -e 0`, spawn to exit).
 //   turn overhead   100 turns of `true` with an instant model: (first -> last model request) minus
 //                   the time inside bash (the commands' recorded durations), per turn
 //   spawn           runBash('true') from src/tools/bash.ts, median (no target: context for the above)
@@ -28,6 +32,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import http from 'node:http'
+import { spawn } from 'node:child_process'
 /* global fetch */
 
 register('./ts-hooks.mjs', import.meta.url)
@@ -121,6 +126,12 @@ async function coldStart() {
     if (writes.length) writesAfter.push(Math.min(...writes) - first)
     if (writes.some((at) => at < first)) early++
   }
+  const bare = []
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    await new Promise((done, fail) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', done).on('error', fail))
+    bare.push(performance.now() - t)
+  }
   const m = median(firsts)
   report(
     'cold start -> first model request',
@@ -130,7 +141,8 @@ async function coldStart() {
     m < 300,
     `${RUNS} runs, min ${Math.min(...firsts)} max ${Math.max(...firsts)}; permission check at ${fmt(median(perms), 0)} ms; ` +
       `first GitHub write ${fmt(median(writesAfter), 0)} ms after the model request` +
-      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '')
+      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '') +
+      `; \`node -e 0\` takes ${fmt(median(bare), 0)} ms here`
   )
 }
 

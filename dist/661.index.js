@@ -16,7 +16,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9121);
 /* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6340);
 /* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4617);
-/* harmony import */ var _tools_bash__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(8028);
+/* harmony import */ var _tools_bash__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(7110);
 /* harmony import */ var _tools_sandbox__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(5368);
 /* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(6141);
 // The post step: a safety net that finishes the report when the main step
@@ -158,9 +158,10 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   progressInterval: () => (/* binding */ progressInterval)
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1758);
-/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9735);
-/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6856);
+/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9735);
+/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6856);
 /* harmony import */ var _render__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6340);
+/* harmony import */ var _permission__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8539);
 // GitHub at the edge: the eyes reaction, the one report comment (created at
 // start, updated while the agent works, finished at the end) and permission
 // look-ups. Every body passes through the redactor on its way out.
@@ -171,6 +172,7 @@ __webpack_require__.r(__webpack_exports__);
 // updates are the exception: they are not retried (the next one carries newer
 // news) and never wait out a rate limit, so the final report is never stuck
 // behind one.
+
 
 
 
@@ -208,15 +210,11 @@ function createOctokit(token, log, opts = {}) {
         throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
         retry: { retries: GITHUB_RETRIES }
     };
-    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_2__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_3__/* .throttling */ .A);
+    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__/* .throttling */ .A);
 }
-const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read']);
 async function permissionOf(octokit, repo, login) {
     const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login });
-    // role_name tells maintain and triage apart; the legacy permission folds them into write and read.
-    // A custom repository role has its own role_name: its legacy permission says what it is based on.
-    const role = data.role_name ?? '';
-    return BASE_ROLES.has(role) ? role : data.permission;
+    return (0,_permission__WEBPACK_IMPORTED_MODULE_2__/* .roleOf */ .kp)(data);
 }
 /** The eyes reaction: nice to have, so one retry at most; the caller logs a failure. */
 async function addEyes(octokit, repo, target) {

@@ -7,6 +7,7 @@ import * as core from '@actions/core'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { readSettings, SettingsError, type Settings } from './settings'
 import { decide, type Task, type Thread } from './trigger'
 import { mayStart } from './gate'
@@ -25,6 +26,7 @@ import type { Octokit, ReportComment } from './report/github'
 import { renderFinal, renderProgress, headline, runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish, setOutputs } from './report/publish'
 import { writeTranscript, type Transcript } from './transcript'
+import { permissionViaFetch, proxyConfigured } from './report/permission'
 import { emptyUsage, type CommandRecord, type ExitReason, type MessageParam, type RunResult } from './types'
 
 /** The agent stops this long before timeout-minutes to leave time for the report. */
@@ -169,13 +171,20 @@ export async function main(): Promise<void> {
 
   const repoName = process.env.GITHUB_REPOSITORY
   const repo = repoName?.includes('/') ? { owner: repoName.split('/')[0], repo: repoName.split('/')[1] } : undefined
-  const gh = await import('./report/github')
-  const octokit: Octokit | undefined = settings.githubToken && repo ? gh.createOctokit(settings.githubToken, warn) : undefined
+  const token = repo ? settings.githubToken : ''
+  // Octokit (with the copy of undici @actions/github bundles) is loaded once the
+  // first model request is on its way; the permission check before it uses Node's fetch.
+  let ghModule: Promise<typeof import('./report/github')> | undefined
+  const loadGitHub = () => (ghModule ??= import('./report/github'))
+  let octokitReady: Promise<Octokit> | undefined
+  const getOctokit = () => (octokitReady ??= loadGitHub().then(gh => gh.createOctokit(token, warn)))
 
   if (task.people.length) {
-    const gate = await mayStart(task.people, settings, login => {
-      if (!octokit || !repo) return Promise.reject(new Error('no github-token to ask GitHub with'))
-      return gh.permissionOf(octokit, repo, login)
+    const gate = await mayStart(task.people, settings, async login => {
+      if (!token || !repo) throw new Error('no github-token to ask GitHub with')
+      // only @actions/github's client honours HTTP(S)_PROXY
+      if (proxyConfigured(process.env)) return (await loadGitHub()).permissionOf(await getOctokit(), repo, login)
+      return permissionViaFetch(token, repo, login)
     })
     if (!gate.allowed) return skip(gate.reason)
     log(`Trigger from ${task.source}; ${gate.reason}.`)
@@ -225,6 +234,26 @@ export async function main(): Promise<void> {
 
   let comment: ReportComment | undefined
   let reaction: Promise<void> = Promise.resolve()
+  // The progress comment first (it is what users look for), the reaction beside
+  // it. Both, and loading Octokit, wait until the first model request is sent.
+  let githubSide: Promise<void> | undefined
+  const startGitHub = (): Promise<void> =>
+    (githubSide ??= (async () => {
+      if (!token || !repo) return
+      const [gh, octokit] = await Promise.all([loadGitHub(), getOctokit()])
+      if (task.thread) {
+        comment = new gh.ReportComment(octokit, repo, task.thread, redact, warn, {
+          onCreate: ref => {
+            core.saveState('comment', JSON.stringify(ref))
+            log(`Progress comment: ${ref.url}`)
+          }
+        })
+        void comment.start(renderProgress(live, stamp(), running?.command))
+      }
+      if (task.reactTo) {
+        reaction = gh.addEyes(octokit, repo, task.reactTo).catch(e => warn(`Could not add the eyes reaction: ${messageOf(e)}`))
+      }
+    })().catch(e => warn(`Could not reach GitHub for the progress comment: ${messageOf(e)}`)))
 
   /** The run as it stands, with a command still running shown as stopped. */
   const snapshot = (why: string): Outcome => ({
@@ -297,21 +326,8 @@ export async function main(): Promise<void> {
   let sandbox: Sandbox | undefined
   let result: RunResult
   try {
-    // The progress comment first (it is what users look for), the reaction
-    // beside it; neither holds up the first model request.
-    if (octokit && repo && task.thread) {
-      comment = new gh.ReportComment(octokit, repo, task.thread, redact, warn, {
-        onCreate: ref => {
-          core.saveState('comment', JSON.stringify(ref))
-          log(`Progress comment: ${ref.url}`)
-        }
-      })
-      void comment.start(renderProgress(live, stamp()))
-    } else {
+    if (!(token && repo && task.thread)) {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
-    }
-    if (octokit && repo && task.reactTo) {
-      reaction = gh.addEyes(octokit, repo, task.reactTo).catch(e => warn(`Could not add the eyes reaction: ${messageOf(e)}`))
     }
     messages.push({ role: 'user', content: stripHidden(task.prompt) })
     sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
@@ -328,6 +344,8 @@ export async function main(): Promise<void> {
       task
     )
     const ready = sandboxReady
+    const modelCall = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
+    let firstCall = true
     const loop = runLoop(
       messages,
       {
@@ -341,7 +359,13 @@ export async function main(): Promise<void> {
         signal: controller.signal
       },
       {
-        callModel: createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl }),
+        callModel: (params, signal) => {
+          if (firstCall) {
+            firstCall = false
+            void requestSent(500).then(startGitHub) // subscribes before the request starts
+          }
+          return modelCall(params, signal)
+        },
         runCommand: async (command, signal) => {
           if (!sandbox) {
             try {
@@ -376,6 +400,7 @@ export async function main(): Promise<void> {
   clearTimeout(deadlineTimer)
   clearTimeout(saveTimer)
   phase = 'finishing'
+  await startGitHub() // at once when the run ended before its first request was sent
   await releaseSandbox()
   await finish(result, task)
 
@@ -469,3 +494,20 @@ export async function main(): Promise<void> {
 
 /** For `npx @github/local-action run . src/main.ts .env`, which calls an exported run(). */
 export const run = main
+
+/**
+ * Resolves once a request made with fetch has been written out (undici's
+ * `undici:request:bodySent`, published by Node's fetch, which the SDK uses), or
+ * after `maxMs`. Call it before the request starts.
+ */
+function requestSent(maxMs: number): Promise<void> {
+  return new Promise(resolve => {
+    const done = () => {
+      clearTimeout(timer)
+      unsubscribe('undici:request:bodySent', done)
+      resolve()
+    }
+    const timer = setTimeout(done, maxMs)
+    subscribe('undici:request:bodySent', done)
+  })
+}

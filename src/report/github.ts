@@ -13,6 +13,7 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import type { Thread } from '../trigger'
 import { COMMENT_LIMIT } from './render'
+import { roleOf } from './permission'
 
 export type Octokit = ReturnType<typeof github.getOctokit>
 export interface Repo {
@@ -72,14 +73,9 @@ export function createOctokit(token: string, log: Log, opts: { baseUrl?: string 
   return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
 }
 
-const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read'])
-
 export async function permissionOf(octokit: Octokit, repo: Repo, login: string): Promise<string> {
   const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login })
-  // role_name tells maintain and triage apart; the legacy permission folds them into write and read.
-  // A custom repository role has its own role_name: its legacy permission says what it is based on.
-  const role = (data as { role_name?: string }).role_name ?? ''
-  return BASE_ROLES.has(role) ? role : data.permission
+  return roleOf(data as { role_name?: string; permission?: string })
 }
 
 /** The eyes reaction: nice to have, so one retry at most; the caller logs a failure. */
