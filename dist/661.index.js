@@ -91,16 +91,7 @@ async function post() {
         const commands = [...(t?.commands ?? [])];
         if (t?.running) {
             const since = Date.parse(t.running.startedAt);
-            commands.push({
-                command: t.running.command,
-                exitCode: null,
-                durationMs: Number.isFinite(since) ? Date.now() - since : 0,
-                output: '(stopped: the step ended while this command ran)',
-                truncated: false,
-                timedOut: false,
-                blocked: false,
-                aborted: true
-            });
+            commands.push((0,_types__WEBPACK_IMPORTED_MODULE_9__/* .stoppedRecord */ .X)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
         }
         const note = crashed
             ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'

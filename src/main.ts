@@ -27,7 +27,7 @@ import { renderFinal, renderProgress, headline, runUrlOf, type Outcome, type Rep
 import { publish, setOutputs } from './report/publish'
 import { writeTranscript, type Transcript } from './transcript'
 import { permissionViaFetch, proxyConfigured } from './report/permission'
-import { emptyUsage, type CommandRecord, type ExitReason, type MessageParam, type RunResult } from './types'
+import { emptyUsage, stoppedRecord, type ExitReason, type MessageParam, type RunResult } from './types'
 
 /** The agent stops this long before timeout-minutes to leave time for the report. */
 export function reportReserveMs(timeoutMs: number): number {
@@ -68,10 +68,6 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
-/** A command that was still running when the run ended. */
-export function stoppedRecord(command: string, durationMs: number, why: string): CommandRecord {
-  return { command, exitCode: null, durationMs, output: `(${why})`, truncated: false, timedOut: false, blocked: false, aborted: true }
-}
 
 export function describeThread(thread: Thread | undefined): string {
   if (!thread) return 'the issue'

@@ -12,7 +12,7 @@ import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
 import { recoverSandbox } from './tools/sandbox'
 import type { Thread } from './trigger'
-import { emptyUsage, type CommandRecord } from './types'
+import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
 
 function parse<T>(text: string): T | undefined {
   try {
@@ -66,16 +66,7 @@ export async function post(): Promise<void> {
     const commands: CommandRecord[] = [...(t?.commands ?? [])]
     if (t?.running) {
       const since = Date.parse(t.running.startedAt)
-      commands.push({
-        command: t.running.command,
-        exitCode: null,
-        durationMs: Number.isFinite(since) ? Date.now() - since : 0,
-        output: '(stopped: the step ended while this command ran)',
-        truncated: false,
-        timedOut: false,
-        blocked: false,
-        aborted: true
-      })
+      commands.push(stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'))
     }
     const note = crashed
       ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'

@@ -66,3 +66,8 @@ export const emptyUsage = (): Usage => ({
   cacheReadTokens: 0,
   cacheCreationTokens: 0
 })
+
+/** A command that was still running when the run ended. */
+export function stoppedRecord(command: string, durationMs: number, why: string): CommandRecord {
+  return { command, exitCode: null, durationMs, output: `(${why})`, truncated: false, timedOut: false, blocked: false, aborted: true }
+}
