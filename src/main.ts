@@ -12,7 +12,8 @@ import { readSettings, SettingsError, type Settings } from './settings'
 import { decide, type Task, type Thread } from './trigger'
 import { mayStart } from './gate'
 import { Redactor, secretsFromEnv } from './report/redact'
-import { defuseWorkflowCommands, stripHidden } from './untrusted'
+import { stripHidden } from './untrusted'
+import { inert } from './report/inert'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
@@ -92,7 +93,9 @@ export async function main(): Promise<void> {
   const redactor = new Redactor(secretsFromEnv(process.env))
   const redact = (s: string) => redactor.redact(s)
   // The log is a choke point too: agent-controlled text must not carry secrets or workflow commands.
-  const log = (m: string) => core.info(defuseWorkflowCommands(redact(m)))
+  const log = (m: string) => core.info(inert.logLine(redact(m)))
+  // Text the agent wrote (commands, its notes, the report) is also fenced with ::stop-commands::.
+  const logAgent = (m: string) => core.info(inert.log(redact(m)))
   const warn = (m: string) => core.warning(redact(m))
 
   // Signals and crashes are handled from the first moment. Before the run
@@ -298,10 +301,10 @@ export async function main(): Promise<void> {
         live.usage = e.usage
         live.costUsd = e.costUsd
         if (e.text) live.finalText = e.text
-        log(`Turn ${e.turn}: ${e.stopReason}${e.text ? ` — ${e.text.slice(0, 200)}` : ''}`)
+        logAgent(`Turn ${e.turn}: ${e.stopReason}${e.text ? ` — ${e.text.slice(0, 200)}` : ''}`)
       } else if (e.type === 'command-start') {
         running = { command: e.command, since: Date.now() }
-        log(`$ ${e.command}`)
+        logAgent(`$ ${e.command}`)
       } else if (e.type === 'command-end') {
         running = undefined
         live.commands.push(e.record)
@@ -325,7 +328,7 @@ export async function main(): Promise<void> {
     if (!(token && repo && task.thread)) {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
-    messages.push({ role: 'user', content: stripHidden(task.prompt) })
+    messages.push({ role: 'user', content: inert.api(stripHidden(task.prompt)) })
     sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
     sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
@@ -474,7 +477,7 @@ export async function main(): Promise<void> {
       core.setFailed(redact(`The report could not be written to ${where} (${out.commentError}); ${holders} the report.`))
       if (!out.summary) {
         core.startGroup('Report')
-        log(renderFinal(r, final))
+        logAgent(renderFinal(r, final))
         core.endGroup()
       }
     }

@@ -22,6 +22,71 @@ const JOINING_SCRIPT =
 const HTML_COMMENT = /<!--(?:-?>|[\s\S]*?--!?>|[\s\S]*$)/g
 /** Link reference definitions pointing nowhere, the markdown "comment" idiom: `[//]: # (hidden)`, `[x]: <> "hidden"`. */
 const MARKDOWN_COMMENT = /^ {0,3}\[[^\]\n]+\]:[ \t]*(?:#|<>)(?:[ \t].*)?$/gm
+/**
+ * Link reference definitions (`[note]: hidden-words "more hidden"`): they
+ * render as nothing, also inside a block quote or list item. The title may
+ * sit on the next line.
+ */
+const LINK_DEFINITION =
+  /^(?<lead>[ \t>*+\-0-9.)]*)\[(?<label>(?:[^\]\\\n]|\\.){1,999})\]:(?<dest>[ \t]*(?:<[^<>\n]*>|[^\s<][^\s]*))(?:(?:[ \t]+|[ \t]*\n[ \t>]*)(?:"[^"]*"|'[^']*'|\([^()]*\)))?[ \t]*$/gm
+
+const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase()
+
+/**
+ * Drop link reference definitions no link of the text uses (they show
+ * nothing), and the title of those one uses (a tooltip nobody reads); the
+ * destination of a used one stays, as the link shows it.
+ */
+function removeDefinitions(text: string): string {
+  if (!text.includes(']:')) return text
+  const uses = new Map<string, number>()
+  for (const m of text.matchAll(/\[((?:[^\]\\\n]|\\.){1,999})\]/g)) {
+    const key = labelKey(m[1])
+    uses.set(key, (uses.get(key) ?? 0) + 1)
+  }
+  return text.replace(LINK_DEFINITION, (...args: unknown[]) => {
+    const g = args[args.length - 1] as Record<string, string>
+    // the definition itself is one use
+    return (uses.get(labelKey(g.label)) ?? 0) > 1 ? `${g.lead}[${g.label}]:${g.dest}` : ''
+  })
+}
+/**
+ * Markup that renders as nothing: processing instructions `<?...?>`, CDATA
+ * sections `<![CDATA[...]]>` and declarations `<!X...>`. Each is an opener
+ * and the text that closes it.
+ */
+const INVISIBLE_SPANS: Array<{ open: string; close: string }> = [
+  { open: '<\\?', close: '?>' },
+  { open: '<!\\[CDATA\\[', close: ']]>' },
+  { open: '<![A-Za-z]', close: '>' }
+]
+
+/**
+ * Remove every span from `open` to `close`. An unclosed one is removed to the
+ * end only where it starts a line (an HTML block that runs to the end of the
+ * text); inline it shows as text. Linear: once an opener finds no closer, no
+ * later one can.
+ */
+function removeSpans(text: string, open: string, close: string): string {
+  const opener = new RegExp(open, 'g')
+  let out = ''
+  let from = 0
+  for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
+    const end = text.indexOf(close, m.index + m[0].length)
+    if (end < 0) {
+      const block = new RegExp(`^[ \\t]*${open}`, 'm')
+      const rest = text.slice(m.index)
+      const b = block.exec(rest)
+      if (b) return out + text.slice(from, m.index + b.index)
+      break
+    }
+    out += text.slice(from, m.index)
+    from = end + close.length
+    opener.lastIndex = from
+  }
+  return out + text.slice(from)
+}
+
 /** A line end followed by 3 or more blank lines. */
 const BLANK_RUN = /(\r?\n)(?:[ \t]*\r?\n){3,}/g
 
@@ -65,7 +130,9 @@ function removeInvisible(text: string): string {
 
 /**
  * Strip hidden markdown from untrusted text: HTML comments (`<!-- ... -->`, also
- * unterminated at the end), `[//]: # (...)` comments, zero-width characters,
+ * unterminated at the end), `[//]: # (...)` comments and every other link
+ * reference definition, processing instructions (`<?...?>`), declarations
+ * (`<!X...>`), CDATA sections, zero-width characters,
  * bidi controls, Unicode tag characters and other invisible format characters;
  * collapse runs of more than 2 blank lines. Visible text is kept unchanged
  * (HTML comments inside code blocks are removed too). Idempotent.
@@ -74,7 +141,9 @@ export function stripHidden(text: string): string {
   let out = typeof text === 'string' ? text : String(text ?? '')
   // Removing one thing can make another (`<!<!-- -->-- x -->`): repeat until stable.
   for (let i = 0; i < 10; i++) {
-    const next = removeInvisible(out).replace(HTML_COMMENT, '').replace(MARKDOWN_COMMENT, '')
+    let next = removeInvisible(out).replace(HTML_COMMENT, '')
+    for (const span of INVISIBLE_SPANS) next = removeSpans(next, span.open, span.close)
+    next = removeDefinitions(next.replace(MARKDOWN_COMMENT, ''))
     if (next === out) break
     out = next
   }
@@ -92,7 +161,8 @@ const AT_REFERENCE = /&(?:#0*64|#[xX]0*40|commat);?(?=[A-Za-z0-9])/g
  * alone, as GitHub does not read it as a mention.
  */
 export function neutraliseMentions(text: string): string {
-  return text.replace(AT_REFERENCE, '@').replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9])/g, '@\u200b')
+  // `@&#117;ser` renders as `@user` too: an `@` before any character reference counts.
+  return text.replace(AT_REFERENCE, '@').replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9]|&[#A-Za-z])/g, '@\u200b')
 }
 
 /** A fence of backticks longer than any run of backticks inside text (at least 3), so the text can never close its code block. */
@@ -170,14 +240,24 @@ export function stripImages(markdown: string): string {
 }
 
 /**
+ * Characters .NET's char.IsWhiteSpace accepts (the runner trims them before
+ * looking for `::`) other than line ends: JavaScript's \s lacks U+0085.
+ */
+const LOG_SPACE = '[^\\S\\r\\n]|\\u0085'
+
+/**
  * Make text safe to print to the job log with core.info: the runner reads a
- * line that starts with `::` (after any whitespace) as a workflow command
- * (`::set-output`, `::add-mask`, `::stop-commands`, `::error`...), and splits
- * lines at `\n`, `\r\n` and a lone `\r`. A U+200B goes between the two colons
- * at every such line start, so agent-controlled text (commands, model text)
- * cannot set outputs, mask or unmask, or stop command processing. core.warning
- * and core.error escape their message already; core.info does not.
+ * line that starts with `::` (after any char.IsWhiteSpace, U+0085 and U+3000
+ * included) as a workflow command (`::set-output`, `::add-mask`,
+ * `::stop-commands`, `::error`...), and its legacy parser finds `##[` anywhere
+ * in a line (`##[set-output name=x]v`). It splits lines at `\n`, `\r\n` and a
+ * lone `\r`. A U+200B goes between the two colons at every such line start
+ * and between `##` and `[`, so agent-controlled text (commands, model text)
+ * cannot set outputs, mask or unmask, or stop command processing.
+ * core.warning and core.error escape their message already; core.info does not.
  */
 export function defuseWorkflowCommands(text: string): string {
-  return text.replace(/(^|[\r\n])([^\S\r\n]*):(?=:)/g, '$1$2:\u200b')
+  return text
+    .replace(new RegExp(`(^|[\\r\\n])((?:${LOG_SPACE})*):(?=:)`, 'g'), '$1$2:\u200b')
+    .replace(/##\[/g, '##\u200b[')
 }

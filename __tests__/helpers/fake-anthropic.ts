@@ -47,6 +47,8 @@ export interface RecordedRequest {
   error?: string
   /** the usage the fake reported for this request (after any explicit override) */
   usage?: UsageJson
+  /** the body was valid JSON whose every string (keys included) is well-formed UTF-16 (no lone surrogate) */
+  wellFormed?: boolean
 }
 
 export interface FakeAnthropic {
@@ -236,6 +238,20 @@ class CacheModel {
 // ---------------------------------------------------------------------------
 // Validation mirroring the real API's most common 400s.
 // ---------------------------------------------------------------------------
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** The path of the first string (or key) in `value` holding a lone UTF-16 surrogate, if any. */
+export function loneSurrogateAt(value: unknown, path = 'body'): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : undefined
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [k, v] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(k)) return `${path} (a key)`
+    const found = loneSurrogateAt(v, `${path}.${k}`)
+    if (found) return found
+  }
+  return undefined
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function validate(body: any): string | undefined {
@@ -441,6 +457,10 @@ export async function startFakeAnthropic(
           }
         }
         const rec: RecordedRequest = { body, headers: headersOf(req), path, method: req.method ?? 'GET', at: Date.now() }
+        // The real API refuses a body with a lone surrogate (JSON.stringify writes it as a \udXXX escape).
+        const lone = parseError ? undefined : loneSurrogateAt(body)
+        rec.wellFormed = parseError === undefined && lone === undefined
+        if (lone) parseError = `The request body is not valid JSON: ${lone} holds a lone UTF-16 surrogate`
         const isMessages = req.method === 'POST' && pathname.endsWith('/v1/messages')
         if (!isMessages) {
           otherRequests.push(rec)

@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { Message, MessageCreateParams } from '../types'
 import { withCacheBreakpoints } from './cache'
+import { inertRequest } from '../report/inert'
 
 export type ModelCall = (params: MessageCreateParams, signal: AbortSignal) => Promise<Message>
 
@@ -31,7 +32,8 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     defaultHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : undefined,
     maxRetries: opts.maxRetries ?? MAX_RETRIES
   })
-  return (params, signal) => client.messages.create(withCacheBreakpoints(params), { signal })
+  // Every string of the request made well-formed (a lone surrogate the model wrote and we echo would be refused).
+  return (params, signal) => client.messages.create(withCacheBreakpoints(inertRequest(params)), { signal })
 }
 
 function detail(e: InstanceType<typeof Anthropic.APIError>): string {

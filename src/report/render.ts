@@ -1,8 +1,11 @@
 // RunResult -> markdown for the comment (65,536 characters at most) and the
-// job summary (1 MiB at most). Command output is data: it sits in a fence it
-// cannot close, and mentions in it are neutralised.
+// job summary (1 MiB at most). Every piece of agent-controlled text goes
+// through `inert` (one function per kind of place); the harness's own parts
+// (headline, log, changes, footer) are written around it, each starting at
+// column 0 after a blank line, so the agent's text has closed every block it
+// opened before they begin.
 import { MARKER } from '../trigger'
-import { fenceFor, neutraliseMentions, stripImages } from '../untrusted'
+import { inert } from './inert'
 import type { CommandRecord, ExitReason, MessageParam, RunResult, Usage } from '../types'
 import { formatUsd } from '../agent/cost'
 
@@ -28,6 +31,12 @@ export interface ReportMeta {
 export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
   /** the conversation, when known: tool calls that were no command (unknown tool, no command) are shown from it */
   messages?: MessageParam[]
+  /**
+   * Harness sections shown after the final text and before the log (the
+   * Changes section), already rendered: agent text in them went through
+   * `inert.inline` / `inert.code`.
+   */
+  sections?: string[]
 }
 
 /** One line saying how the run ended, when it did not simply finish. */
@@ -41,7 +50,7 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
     refusal: `⚠️ **The model declined to continue** (stop reason: refusal). ${done}`,
     model_context_window_exceeded: `⚠️ **The conversation outgrew the model's context window**, so the run ended. ${done}`,
     cancelled: `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
-    error: `❌ **The run failed**: ${o.error ?? 'unknown error'} ${done}`
+    error: `❌ **The run failed**: ${inert.text(o.error ?? 'unknown error')} ${done}`
   }
   return reasons[o.exitReason]
 }
@@ -87,9 +96,7 @@ export function renderCommand(rec: CommandRecord, index: number, maxOutput: numb
   const output = trimMiddle(rec.output, maxOutput, 'trimmed here; the job summary has the whole output')
   // A command can be long too (a heredoc writing a file): the comment shows its head and tail.
   const command = trimMiddle(rec.command, maxOutput, 'of the command trimmed here; the job summary has all of it')
-  const body = neutraliseMentions(`$ ${command}\n${output}`)
-  const fence = fenceFor(body)
-  return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${fence}console\n${body}\n${fence}\n`
+  return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${inert.code(`$ ${command}\n${output}`, 'console')}\n`
 }
 
 /**
@@ -158,20 +165,14 @@ export function openFence(markdown: string): string | undefined {
   return open
 }
 
-/** Markdown that leaves no code block open, so what follows it is not swallowed. */
-function closeFences(markdown: string): string {
-  const fence = openFence(markdown)
-  return fence === undefined ? markdown : `${markdown}\n${fence}`
-}
-
-/** The final text within `max` characters: whole when it fits, else its head and a line saying how much was cut. */
+/** The final text made inert, within `max` characters: whole when it fits, else its head and a line saying how much was cut. */
 function fitText(text: string, max: number): string {
-  const whole = closeFences(text)
+  const whole = inert.markdown(text)
   if (whole.length <= max) return whole
-  let keep = max
-  for (let i = 0; i < 8; i++) {
+  let keep = Math.min(text.length, max)
+  for (let i = 0; i < 12 && keep > 0; i++) {
     const head = headOf(text, keep)
-    const cut = `${closeFences(head)}\n\n*[… ${text.length - head.length} characters of the final text cut to fit]*`
+    const cut = `${inert.markdown(head)}\n\n*[… ${text.length - head.length} characters of the final text cut to fit]*`
     if (cut.length <= max) return cut
     keep = Math.min(keep - 1, keep - (cut.length - max))
   }
@@ -226,13 +227,9 @@ export function toolProblems(messages: MessageParam[] | undefined): ToolProblem[
 function renderToolProblems(problems: ToolProblem[], budget: number, maxChars: number): string {
   if (problems.length === 0) return ''
   const title = `⚠️ **${problems.length} tool call${problems.length === 1 ? '' : 's'} ran no command** (answered with an error):`
-  const blocks = problems.map(p => {
-    const body = neutraliseMentions(
-      `${trimMiddle(`${p.name} ${p.input}`, maxChars, 'of the tool call trimmed here')}\n${trimMiddle(p.result, maxChars, 'trimmed here')}`
-    )
-    const fence = fenceFor(body)
-    return `${fence}text\n${body}\n${fence}`
-  })
+  const blocks = problems.map(p =>
+    inert.code(`${trimMiddle(`${p.name} ${p.input}`, maxChars, 'of the tool call trimmed here')}\n${trimMiddle(p.result, maxChars, 'trimmed here')}`, 'text')
+  )
   const shown: string[] = []
   let used = title.length + 200
   for (const b of blocks) {
@@ -261,19 +258,20 @@ export function renderSummary(o: Outcome, meta: ReportMeta): string {
 
 function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string): string {
   const head = headline(o, meta)
-  let text = stripImages(neutraliseMentions(o.finalText.trim()))
-  if (!text && !head) text = '_The agent finished without a final message._'
+  const raw = o.finalText.trim()
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
-  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const sections = (o.sections ?? []).filter(s => s !== '')
+  const fixed = [MARKER, head ?? '', '', ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
-  text = fitText(text, Math.max(0, limit - fixed - 2000))
+  const text = raw ? fitText(raw, Math.max(0, limit - fixed - 2000)) : head ? '' : '_The agent finished without a final message._'
   const logBudget = limit - fixed - text.length
   const log = o.commands.length
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
-  return [MARKER, head, text, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  // The agent's text comes after the headline and before everything else the harness writes.
+  return [MARKER, head, text, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
 
 /** The progress comment while the agent works. */
@@ -282,11 +280,11 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
     const mark = c.exitCode === 0 && !c.timedOut && !c.blocked ? '✅' : '⚠️'
     const first = c.command.split('\n')[0]
     const cmd = first.length > 120 ? `${headOf(first, 120)}…` : first
-    return `${mark} \`${neutraliseMentions(cmd).replace(/`/g, "'")}\` · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
+    return `${mark} ${inert.inline(cmd)} · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
   })
   if (current !== undefined) {
     const first = current.split('\n')[0]
-    lines.push(`⏳ \`${neutraliseMentions(first.length > 120 ? `${headOf(first, 120)}…` : first).replace(/`/g, "'")}\``)
+    lines.push(`⏳ ${inert.inline(first.length > 120 ? `${headOf(first, 120)}…` : first)}`)
   }
   const status = `⏳ **Working on it** (turn ${o.turns}, ${(meta.elapsedMs / 1000).toFixed(0)} s)${meta.runUrl ? ` · [follow the run](${meta.runUrl})` : ''}`
   let shown = lines
