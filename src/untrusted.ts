@@ -74,10 +74,10 @@ function removeSpans(text: string, open: string, close: string): string {
   for (let m = opener.exec(text); m !== null; m = opener.exec(text)) {
     const end = text.indexOf(close, m.index + m[0].length)
     if (end < 0) {
-      const block = new RegExp(`^[ \\t]*${open}`, 'm')
-      const rest = text.slice(m.index)
-      const b = block.exec(rest)
-      if (b) return out + text.slice(from, m.index + b.index)
+      const block = new RegExp(`^[ \\t]*${open}`, 'gm')
+      block.lastIndex = text.lastIndexOf('\n', m.index - 1) + 1
+      const b = block.exec(text)
+      if (b) return out + text.slice(from, b.index)
       break
     }
     out += text.slice(from, m.index)
@@ -155,14 +155,17 @@ const AT_REFERENCE = /&(?:#0*64|#[xX]0*40|commat);?(?=[A-Za-z0-9])/g
 
 /**
  * Make text safe to show inside GitHub markdown as data: a U+200B goes after
- * every `@` that starts a mention (`@octocat`, `@org/team`), so nobody is
- * pinged; an `@` written as a character reference (`&#64;octocat`) becomes
+ * every `@` that could start a mention (`@octocat`, `@org/team`, also with
+ * markup or a character reference before the name), so nobody is pinged; an `@` written as a character reference (`&#64;octocat`) becomes
  * such an `@` too. An `@` right after a letter or digit (a@b.com) is left
  * alone, as GitHub does not read it as a mention.
  */
 export function neutraliseMentions(text: string): string {
-  // `@&#117;ser` renders as `@user` too: an `@` before any character reference counts.
-  return text.replace(AT_REFERENCE, '@').replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9]|&[#A-Za-z])/g, '@\u200b')
+  // Not only `@name`: `@&#117;ser` renders as `@user`, and markup between `@` and a
+  // name (`@*user*`, `@<b>user`) may be taken away by a renderer, so every `@`
+  // that does not follow a letter or digit gets its U+200B before a name, a
+  // character reference or markup.
+  return text.replace(AT_REFERENCE, '@').replace(/(?<![A-Za-z0-9])@(?=[A-Za-z0-9&*_~<![\\`])/g, '@\u200b')
 }
 
 /** A fence of backticks longer than any run of backticks inside text (at least 3), so the text can never close its code block. */
