@@ -40,7 +40,8 @@ const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCas
 function removeDefinitions(text: string): string {
   if (!text.includes(']:')) return text
   const uses = new Map<string, number>()
-  for (const m of text.matchAll(/\[((?:[^\]\\\n]|\\.){1,999})\]/g)) {
+  // labels without brackets inside: each scan stops at the next bracket, so this stays linear
+  for (const m of text.matchAll(/\[([^[\]\n]{1,999})\]/g)) {
     const key = labelKey(m[1])
     uses.set(key, (uses.get(key) ?? 0) + 1)
   }
@@ -184,11 +185,13 @@ const MEDIA_TAG_START = new RegExp(`<(?=\\/?(?:${MEDIA_TAG_NAMES})\\b)`, 'gi')
  * `![alt](url "title")`: the alt text allows one level of nested brackets and
  * escapes; the destination is `<...>` or has balanced parentheses. Alternatives
  * start with distinct characters and whitespace runs are taken atomically
- * (`(?=(?<w>\s*))\k<w>`), so matching stays linear.
+ * (`(?=(?<w>\s*))\k<w>`), a run of backslashes is only tried from its
+ * start (`(?<!\\)`) and the alt text is bounded, so matching stays linear (a
+ * longer alt is no match here, and escapeImageBangs makes it a link).
  */
 const INLINE_IMAGE = new RegExp(
   [
-    String.raw`(?<slashes>\\*)!\[(?<alt>(?:[^[\]\\]|\\[\s\S]|\[(?:[^[\]\\]|\\[\s\S])*\])*)\]`,
+    String.raw`(?<!\\)(?<slashes>\\*)!\[(?<alt>(?:[^[\]\\]|\\[\s\S]|\[(?:[^[\]\\]|\\[\s\S]){0,500}\]){0,1000})\]`,
     String.raw`\((?=(?<w1>\s*))\k<w1>`,
     String.raw`(?:<(?<angled>[^<>\n]*)>|(?<bare>(?:[^\s()\\]|\\[\s\S]|\((?:[^\s()\\]|\\[\s\S])*\))*))`,
     String.raw`(?=(?<w2>\s*))\k<w2>(?:(?:"[^"]*"|'[^']*'|\([^()]*\))(?=(?<w3>\s*))\k<w3>)?\)`
@@ -209,7 +212,7 @@ function escapeImageBangs(text: string): string {
     .split(/(\n[ \t\r]*\n)/)
     .map(block => {
       const last = Math.max(block.lastIndexOf(']('), block.lastIndexOf(']['))
-      return block.replace(/(\\*)!(?=\[)/g, (match: string, slashes: string, offset: number) => {
+      return block.replace(/(?<!\\)(\\*)!(?=\[)/g, (match: string, slashes: string, offset: number) => {
         if (slashes.length % 2 === 1) return match
         return anyDefinition || offset < last ? `${slashes}\\!` : match
       })

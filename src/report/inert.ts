@@ -69,20 +69,34 @@ function isHomeUrl(url: string, hosts: readonly string[]): boolean {
   }
 }
 
+/** Longest link destination looked at; a longer one counts as outside. */
+const MAX_DESTINATION_CHARS = 2048
+
 /**
- * `[label](destination "title")`, the shape of INLINE_IMAGE in untrusted.ts
- * without the `!`: one level of nested brackets in the label, a destination
- * in `<...>` or with balanced parentheses, atomic whitespace runs.
+ * The destination of an inline link or image whose `](` is at `at`: what
+ * follows it, after spaces, in `<...>` or up to the first space or unbalanced
+ * `)`. Undefined when longer than MAX_DESTINATION_CHARS (so the scan of each
+ * `](` is bounded, and all of them linear).
  */
-const INLINE_LINK = new RegExp(
-  [
-    String.raw`(?<slashes>\\*)\[(?<label>(?:[^[\]\\]|\\[\s\S]|\[(?:[^[\]\\]|\\[\s\S])*\])*)\]`,
-    String.raw`\((?=(?<w1>\s*))\k<w1>`,
-    String.raw`(?:<(?<angled>[^<>\n]*)>|(?<bare>(?:[^\s()\\]|\\[\s\S]|\((?:[^\s()\\]|\\[\s\S])*\))*))`,
-    String.raw`(?=(?<w2>\s*))\k<w2>(?:(?:"[^"]*"|'[^']*'|\([^()]*\))(?=(?<w3>\s*))\k<w3>)?\)`
-  ].join(''),
-  'g'
-)
+function destinationAt(text: string, at: number): string | undefined {
+  let i = at + 2
+  const end = Math.min(text.length, i + MAX_DESTINATION_CHARS)
+  while (i < end && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n')) i++
+  if (text[i] === '<') {
+    const close = text.indexOf('>', i)
+    return close < 0 || close > end ? undefined : text.slice(i + 1, close)
+  }
+  let depth = 0
+  for (let j = i; j < end; j++) {
+    const c = text[j]
+    if (c === '\\') j++
+    else if (c === '(') depth++
+    else if (c === ')' && depth-- === 0) return text.slice(i, j)
+    else if (c === ' ' || c === '\t' || c === '\n') return text.slice(i, j)
+  }
+  return end === text.length ? text.slice(i) : undefined
+}
+
 /** URLs GitHub links by themselves (GFM autolink literals): a scheme, or `www.`. */
 const BARE_URL = /(?<![A-Za-z0-9])(?:(https?|ftp):(\/\/[^\s<>"'`)\]]*)|(www)\.([^\s<>"'`)\]]+))/gi
 
@@ -92,21 +106,17 @@ const BARE_URL = /(?<![A-Za-z0-9])(?:(https?|ftp):(\/\/[^\s<>"'`)\]]*)|(www)\.([
  * autolink gets a U+200B after it, so HTML blocks, `<details>`, `<table>`,
  * `<!--` are plain text), no link reference definitions (`]:` is broken the
  * same way), no images (they become `alt (url)`), no links or autolinks to a
- * host outside `hosts` (`label (url)`, with the URL broken so GitHub does not
- * link it), and no mentions, neutralised after all of that so that removing
+ * host outside `hosts` (`[label]\u200b(url)`: the link syntax broken, and the
+ * URL broken so GitHub does not link it by itself), and no mentions, neutralised after all of that so that removing
  * a tag cannot join `@` to a name. Code spans are treated as prose (safe over
  * pretty: an invisible U+200B may show up inside one).
  */
 function prose(text: string, hosts: readonly string[] = HOME_HOSTS): string {
   let s = stripImages(text)
-  s = s.replace(INLINE_LINK, (...args: unknown[]) => {
-    const g = args[args.length - 1] as Record<string, string | undefined>
-    const slashes = g.slashes ?? ''
-    if (slashes.length % 2 === 1) return args[0] as string
-    const url = (g.angled ?? g.bare ?? '').trim()
-    if (isHomeUrl(url, hosts)) return args[0] as string
-    const label = (g.label ?? '').trim()
-    return slashes + (label ? `${label} (${url})` : `(${url})`)
+  // Every `](` that could open a link to an outside host loses its link syntax: `[label]\u200b(url)`.
+  s = s.replace(/\]\(/g, (match: string, at: number, whole: string) => {
+    const url = destinationAt(whole, at)
+    return url !== undefined && isHomeUrl(url, hosts) ? match : ']\u200b('
   })
   s = s.replace(BARE_URL, (match: string, scheme?: string, rest?: string, www?: string, domain?: string) => {
     if (isHomeUrl(scheme ? match : `https://${match}`, hosts)) return match
