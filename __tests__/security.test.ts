@@ -534,7 +534,8 @@ describe('output safety', () => {
     const { outside } = codeLines(a.finalComment)
     const prose = outside.join('\n')
     expect(prose).not.toMatch(/<img|<picture|<source|!\[[^\]]*\]\(/i)
-    expect(prose).toContain('tracker (https://evil.example/t.png)')
+    // the URL is shown, broken by a U+200B so that GitHub does not link it (an outside host)
+    expect(prose).toContain('tracker (https:\u200b//evil.example/t.png)')
   })
 
   test('binary, NUL, ANSI and invalid UTF-8 output become readable text', () => {
