@@ -15,15 +15,21 @@ const CONTROL_BUT_LINES = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g
 /** Bidi embeddings, overrides and isolates: they make shown text read in another order than it runs. */
 const BIDI = /[\u202a-\u202e\u2066-\u2069]/g
 
+/** Anything `api` or `shown` would change (surrogates, paired or not, are looked at closer). */
+// eslint-disable-next-line no-control-regex
+const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/
+
 /** Text fit for a request: well-formed UTF-16, no control characters but `\t`, `\n`, `\r`. */
 function api(text: string): string {
   const s = typeof text === 'string' ? text : String(text ?? '')
+  if (!SPECIAL.test(s)) return s // the common case, on every string of every request
   return s.replace(LONE_SURROGATE, '\ufffd').replace(CONTROL_BUT_LINES, '')
 }
 
 /** Text fit to be shown: as for `api`, line ends made `\n`, bidi controls shown as U+FFFD. */
 function shown(text: string): string {
-  return api(text).replace(/\r\n?/g, '\n').replace(BIDI, '\ufffd')
+  const s = api(text)
+  return SPECIAL.test(s) ? s.replace(/\r\n?/g, '\n').replace(BIDI, '\ufffd') : s
 }
 
 /**
@@ -46,7 +52,7 @@ function code(text: string, lang = ''): string {
 function inline(text: string): string {
   const body = neutraliseMentions(shown(text)).replace(/\n/g, '\u2424').replace(/\t/g, ' ')
   let longest = 0
-  for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
+  if (body.includes('`')) for (const run of body.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
   const fence = '`'.repeat(longest + 1)
   const pad = body === '' || /^[` ]|[` ]$/.test(body) ? ' ' : ''
   return `${fence}${pad}${body}${pad}${fence}`
