@@ -102,7 +102,10 @@ const CORPUS: Record<string, string> = {
   'markdown comment': '[//]: # (HIDDEN)',
   'entity html': '&lt;details&gt; &#60;!--',
   'hidden comment then fake': '<!-- -->\n<details>',
-  'short comments': '<!----> <!--> <!--->'
+  'short comments': '<!----> <!--> <!--->',
+  'footnote after the footer': 'See[^1].\n\n[^1]: <sub>model fake · sandbox: user</sub>',
+  'display math': '$$\n\\text{swallow}\n',
+  'mermaid with a link': '```mermaid\ngraph TD; A-->B; click A "https://evil.example"\n```'
 }
 
 const POSITIONS = ['final text', 'command', 'output', 'file name'] as const
@@ -311,6 +314,7 @@ describe('the per-destination functions', () => {
     const tree = parse(`${inert.code(body, 'diff; rm')}\n\nAFTER`)
     expect(tree.children?.map(n => n.type)).toEqual(['code', 'paragraph'])
     expect(tree.children?.[0].lang).toBe('diffrm')
+    expect(parse(inert.code('graph TD;', 'mermaid')).children?.[0].lang).toBe('text')
     expect(tree.children?.[0].value).toBe(body.replace('@', '@\u200b'))
   })
 

@@ -40,7 +40,8 @@ export const MENTION = /(?<![A-Za-z0-9])@[A-Za-z0-9]/
  * - an `html` node that is not one the harness writes (`allowedHtml`),
  * - a mention in any text (also a paragraph's text joined across markup),
  *   inside links and image alts included,
- * - an image at all, a link or a definition to a host other than github.com.
+ * - an image at all, a link or a definition to a host other than github.com,
+ * - a footnote definition (GitHub shows it after everything, the footer too).
  */
 export function violations(tree: Node, allowedHtml: (value: string) => boolean): string[] {
   const out: string[] = []
@@ -56,6 +57,8 @@ export function violations(tree: Node, allowedHtml: (value: string) => boolean):
     if (n.type === 'image' || n.type === 'imageReference') out.push(`image: ${n.url ?? ''}`)
     if (n.type === 'image' && MENTION.test(n.alt ?? '')) out.push(`mention in alt: ${n.alt}`)
     if (n.type === 'definition') out.push(`definition: ${n.url ?? ''}`)
+    // GitHub shows footnotes below the whole comment, after the footer
+    if (n.type === 'footnoteDefinition') out.push('footnote definition')
     if (n.type === 'link' && !isGitHubUrl(n.url ?? '')) out.push(`outside link: ${n.url}`)
   })
   return out

@@ -40,7 +40,10 @@ function shown(text: string): string {
 function code(text: string, lang = ''): string {
   const body = neutraliseMentions(shown(text))
   const fence = fenceFor(body)
-  return `${fence}${lang.replace(/[^A-Za-z0-9_+.-]/g, '')}\n${body}\n${fence}`
+  const info = lang.replace(/[^A-Za-z0-9_+.-]/g, '')
+  // GitHub draws these languages (diagrams, maps, models, math) instead of showing the code
+  const drawn = /^(?:mermaid|geojson|topojson|stl|math)$/i.test(info)
+  return `${fence}${drawn ? 'text' : info}\n${body}\n${fence}`
 }
 
 /**
@@ -128,7 +131,9 @@ function prose(text: string, hosts: readonly string[] = HOME_HOSTS): string {
     if (isHomeUrl(scheme ? match : `https://${match}`, hosts)) return match
     return scheme ? `${scheme}:\u200b${rest}` : `${www}\u200b.${domain}`
   })
-  s = s.replace(/<(?=[A-Za-z/!?])/g, '<\u200b').replace(/\]:/g, ']\u200b:')
+  // `]:` also opens footnote definitions (`[^1]: …`), which GitHub shows below everything else;
+  // `$$` opens display math.
+  s = s.replace(/<(?=[A-Za-z/!?])/g, '<\u200b').replace(/\]:/g, ']\u200b:').replace(/\$\$/g, '$\u200b$')
   return neutraliseMentions(s)
 }
 
