@@ -105,7 +105,13 @@ const CORPUS: Record<string, string> = {
   'short comments': '<!----> <!--> <!--->',
   'footnote after the footer': 'See[^1].\n\n[^1]: <sub>model fake · sandbox: user</sub>',
   'display math': '$$\n\\text{swallow}\n',
-  'mermaid with a link': '```mermaid\ngraph TD; A-->B; click A "https://evil.example"\n```'
+  'escaped colon in a link': '[x](https\\://evil.example/a)',
+  'entity colon in a link': '[x](https&#58;//evil.example/a)',
+  'entity colon in a bare url': 'https&#58;//evil.example/a www&#46;evil.example',
+  'backslashes for slashes': '[x](\\\\evil.example/a) [y](/\\evil.example/b)',
+  'link in angle brackets': '[x](<https://evil.example/a b>)',
+  'link with a title': '[x](https://evil.example/a "t")',
+    'mermaid with a link': '```mermaid\ngraph TD; A-->B; click A "https://evil.example"\n```'
 }
 
 const POSITIONS = ['final text', 'command', 'output', 'file name'] as const

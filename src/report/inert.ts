@@ -64,12 +64,16 @@ function inline(text: string): string {
 /** Hosts a link in agent prose may point to; any other becomes plain text. */
 export const HOME_HOSTS = ['github.com']
 
+/**
+ * Whether `url` (a link destination as written, backslash escapes and all)
+ * leads to one of `hosts`: resolved as a browser would against a page on
+ * github.com, so relative links count as home and `\\\\evil`, `//evil`,
+ * `https\\://evil` do not.
+ */
 function isHomeUrl(url: string, hosts: readonly string[]): boolean {
-  const u = url.trim()
-  // relative links stay on the page's host
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:/.test(u) && !u.startsWith('//') && !u.startsWith('\\')) return true
+  const u = url.trim().replace(/\\([!-/:-@[-`{-~])/g, '$1')
   try {
-    const parsed = new URL(u, 'https://github.com/')
+    const parsed = new URL(u, 'https://github.com/o/r/issues/1')
     if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return parsed.protocol === 'mailto:'
     const host = parsed.hostname.toLowerCase()
     return hosts.some(h => host === h || host.endsWith(`.${h}`))
@@ -106,30 +110,38 @@ function destinationAt(text: string, at: number): string | undefined {
   return end === text.length ? text.slice(i) : undefined
 }
 
-/** URLs GitHub links by themselves (GFM autolink literals): a scheme, or `www.`. */
-const BARE_URL = /(?<![A-Za-z0-9])(?:(https?|ftp):(\/\/[^\s<>"'`)\]]*)|(www)\.([^\s<>"'`)\]]+))/gi
+/**
+ * URLs GitHub links by themselves (GFM autolink literals, found after
+ * backslash escapes are decoded): a scheme and its `:` (`https\\://` too), or
+ * `www.` (`www\\.` too).
+ */
+const BARE_URL = /(?<![A-Za-z0-9])(?:(https?|ftp)(\\?:)([^\s<>"'`)\]]*)|(www)(\\?\.)([^\s<>"'`)\]]+))/gi
 
 /**
  * Agent prose without any way out of itself: no raw HTML (every `<` that
  * could open a tag, a comment, a processing instruction, a declaration or an
  * autolink gets a U+200B after it, so HTML blocks, `<details>`, `<table>`,
  * `<!--` are plain text), no link reference definitions (`]:` is broken the
- * same way), no images (they become `alt (url)`), no links or autolinks to a
+ * same way), no character references (`&#58;` shows as written), no images (they become `alt (url)`), no links or autolinks to a
  * host outside `hosts` (`[label]\u200b(url)`: the link syntax broken, and the
- * URL broken so GitHub does not link it by itself), and no mentions, neutralised after all of that so that removing
- * a tag cannot join `@` to a name. Code spans are treated as prose (safe over
+ * URL broken so GitHub does not link it by itself), and no mentions,
+ * neutralised after all of that so that removing a tag cannot join `@` to a
+ * name. Code spans are treated as prose (safe over
  * pretty: an invisible U+200B may show up inside one).
  */
 function prose(text: string, hosts: readonly string[] = HOME_HOSTS): string {
   let s = stripImages(text)
+  // Character references could spell anything the rules below look for (`https&#58;//`, `&#60;!--`):
+  // none is decoded, they show as written.
+  s = s.replace(/&(?=#[0-9]|#[xX][0-9A-Fa-f]|[A-Za-z][A-Za-z0-9]{0,31};)/g, '&\u200b')
   // Every `](` that could open a link to an outside host loses its link syntax: `[label]\u200b(url)`.
   s = s.replace(/\]\(/g, (match: string, at: number, whole: string) => {
     const url = destinationAt(whole, at)
     return url !== undefined && isHomeUrl(url, hosts) ? match : ']\u200b('
   })
-  s = s.replace(BARE_URL, (match: string, scheme?: string, rest?: string, www?: string, domain?: string) => {
-    if (isHomeUrl(scheme ? match : `https://${match}`, hosts)) return match
-    return scheme ? `${scheme}:\u200b${rest}` : `${www}\u200b.${domain}`
+  s = s.replace(BARE_URL, (match: string, scheme?: string, colon?: string, rest?: string, www?: string, dot?: string, domain?: string) => {
+    if (isHomeUrl(scheme ? `${scheme}:${rest}` : `https://www.${domain}`, hosts)) return match
+    return scheme ? `${scheme}${colon}\u200b${rest}` : `${www}\u200b${dot}${domain}`
   })
   // `]:` also opens footnote definitions (`[^1]: …`), which GitHub shows below everything else;
   // `$$` opens display math.
