@@ -4,48 +4,42 @@
 // the transcript it kept writing as it went, and the marker of its commands.
 import * as core from '@actions/core'
 import { readSettings } from './settings'
-import { Redactor, secretsFromEnv } from './report/redact'
-import { createOctokit, ReportComment, type CommentRef } from './report/github'
+import { createLog } from './report/log'
+import { createOctokit, ReportComment } from './report/github'
 import { readTranscript } from './transcript'
 import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
 import { recoverSandbox } from './tools/sandbox'
-import type { Thread } from './trigger'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
-
-function parse<T>(text: string): T | undefined {
-  try {
-    return text ? (JSON.parse(text) as T) : undefined
-  } catch {
-    return undefined
-  }
-}
+import { repoOf } from './util'
+import * as state from './run/state'
 
 export async function post(): Promise<void> {
-  if (core.getState('done') === 'true') return
-  const saved = parse<CommentRef>(core.getState('comment'))
-  const thread = parse<Thread>(core.getState('thread'))
-  const transcriptPath = core.getState('transcript')
-  const marker = core.getState('marker')
-  const crashed = core.getState('error')
+  if (state.isDone()) return
+  const saved = state.getComment()
+  const thread = state.getThread()
+  const transcriptPath = state.getTranscriptPath()
+  const marker = state.getMarker()
+  const crashed = state.getCrash()
   if (!saved && !transcriptPath) return
 
-  const redactor = new Redactor(secretsFromEnv(process.env))
-  const redact = (s: string) => redactor.redact(s)
-  const warn = (m: string) => core.warning(redact(m))
+  const out = createLog()
+  const { redact, warn } = out
   let token = ''
   let model = ''
+  let writeSpacingMs: number | undefined
   let limits: ReportMeta['limits'] = { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 }
   try {
     const s = readSettings(process.env)
     token = s.githubToken
     model = s.model
+    writeSpacingMs = s.githubWriteIntervalMs
     limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens }
-    for (const secret of [s.apiKey, s.authToken, s.githubToken]) if (secret) redactor.add(secret)
+    for (const secret of [s.apiKey, s.authToken, s.githubToken]) out.addSecret(secret)
   } catch {
     token = core.getInput('github-token') || process.env.GITHUB_TOKEN || ''
-    if (token) redactor.add(token)
+    out.addSecret(token)
   }
 
   // A command the killed step left running must not go on changing the workspace.
@@ -84,7 +78,7 @@ export async function post(): Promise<void> {
     warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
   }
 
-  const repoName = process.env.GITHUB_REPOSITORY ?? ''
+  const repo = repoOf(process.env.GITHUB_REPOSITORY)
   const meta: ReportMeta = {
     model: t?.model || model,
     sandbox: t?.sandbox ?? 'unknown',
@@ -94,13 +88,12 @@ export async function post(): Promise<void> {
   }
 
   let comment: ReportComment | undefined
-  if (token && repoName.includes('/') && (saved || thread)) {
-    const [owner, repo] = repoName.split('/')
-    comment = new ReportComment(createOctokit(token, warn), { owner, repo }, thread, redact, warn, { existing: saved })
+  if (token && repo && (saved || thread)) {
+    comment = new ReportComment(createOctokit(token, warn, { writeSpacingMs }), repo, thread, redact, warn, { existing: saved })
   }
-  const out = await publish(outcome, meta, comment, redact, warn)
-  if (out.commentUrl) core.info(`Report finished: ${out.commentUrl}`)
-  if (out.commentError) {
-    core.setFailed(redact(`Could not finish the report comment (${out.commentError}); the job summary holds the report.`))
+  const published = await publish(outcome, meta, comment, redact, warn)
+  if (published.commentUrl) core.info(`Report finished: ${published.commentUrl}`)
+  if (published.commentError) {
+    core.setFailed(redact(`Could not finish the report comment (${published.commentError}); the job summary holds the report.`))
   }
 }
