@@ -37,89 +37,95 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
+/** What the post step needs of the settings; a bad setting (the main step said so) still leaves the token. */
+function postSettings(out) {
+    try {
+        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_9__/* .readSettings */ .sb)(process.env);
+        for (const secret of [s.apiKey, s.authToken, s.githubToken])
+            out.addSecret(secret);
+        const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
+        return { token: s.githubToken, model: s.model, writeSpacingMs: s.githubWriteIntervalMs, limits };
+    }
+    catch {
+        const token = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getInput('github-token') || process.env.GITHUB_TOKEN || '';
+        out.addSecret(token);
+        return { token, model: '', limits: { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 } };
+    }
+}
+/** What the sandbox left behind when the main step could not put it back: processes first, then the rest. */
+async function putBack(marker, out) {
+    if (!marker)
+        return;
+    // A command the killed step left running must not go on changing the workspace.
+    const killed = await (0,_tools_bash__WEBPACK_IMPORTED_MODULE_6__/* .killLeftovers */ .BR)(marker, { kind: 'self' });
+    if (killed)
+        out.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`);
+    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
+    if (await (0,_tools_sandbox__WEBPACK_IMPORTED_MODULE_7__/* .recoverSandbox */ .S9)(marker, out.log))
+        out.log('Put back what the sandbox had changed.');
+}
+/** The report of a run the main step did not finish, from what it saved. */
+function unfinishedOutcome(t, crashed) {
+    const commands = [...(t?.commands ?? [])];
+    if (t?.running) {
+        const since = Date.parse(t.running.startedAt);
+        commands.push((0,_types__WEBPACK_IMPORTED_MODULE_10__/* .stoppedRecord */ .XW)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
+    }
+    const note = crashed
+        ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
+        : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
+    return {
+        finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
+        exitReason: crashed ? 'error' : 'cancelled',
+        turns: t?.turns ?? 0,
+        commands,
+        usage: t?.usage ?? (0,_types__WEBPACK_IMPORTED_MODULE_10__/* .emptyUsage */ .ly)(),
+        costUsd: t?.costUsd ?? null,
+        error: crashed || undefined,
+        messages: t?.messages
+    };
+}
 async function post() {
+    const out = (0,_report_log__WEBPACK_IMPORTED_MODULE_1__/* .createLog */ .h)();
+    const settings = postSettings(out);
+    // Recovery never depends on the main step having finished its own.
+    await putBack(_run_state__WEBPACK_IMPORTED_MODULE_8__/* .getMarker */ .H9(), out);
     if (_run_state__WEBPACK_IMPORTED_MODULE_8__/* .isDone */ .$L())
         return;
     const saved = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getComment */ .OK();
     const thread = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getThread */ .fG();
     const transcriptPath = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getTranscriptPath */ .kw();
-    const marker = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getMarker */ .H9();
-    const crashed = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getCrash */ .o();
     if (!saved && !transcriptPath)
         return;
-    const out = (0,_report_log__WEBPACK_IMPORTED_MODULE_1__/* .createLog */ .h)();
-    const { redact, warn } = out;
-    let token = '';
-    let model = '';
-    let writeSpacingMs;
-    let limits = { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 };
-    try {
-        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_9__/* .readSettings */ .sb)(process.env);
-        token = s.githubToken;
-        model = s.model;
-        writeSpacingMs = s.githubWriteIntervalMs;
-        limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
-        for (const secret of [s.apiKey, s.authToken, s.githubToken])
-            out.addSecret(secret);
-    }
-    catch {
-        token = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getInput('github-token') || process.env.GITHUB_TOKEN || '';
-        out.addSecret(token);
-    }
-    // A command the killed step left running must not go on changing the workspace.
-    if (marker) {
-        const killed = await (0,_tools_bash__WEBPACK_IMPORTED_MODULE_6__/* .killLeftovers */ .BR)(marker, { kind: 'self' });
-        if (killed)
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`);
-        // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-        if (await (0,_tools_sandbox__WEBPACK_IMPORTED_MODULE_7__/* .recoverSandbox */ .S9)(marker, m => _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(redact(m))))
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__.info('Put back what the sandbox had changed.');
-    }
     const t = transcriptPath ? (0,_transcript__WEBPACK_IMPORTED_MODULE_3__/* .readTranscript */ .l)(transcriptPath) : undefined;
     let outcome;
     if (t?.finished) {
         // The main step finished the run but could not write the comment: try again.
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.info('The main step could not write its report comment; the post step tries again.');
+        out.log('The main step could not write its report comment; the post step tries again.');
         outcome = t;
     }
     else {
-        const commands = [...(t?.commands ?? [])];
-        if (t?.running) {
-            const since = Date.parse(t.running.startedAt);
-            commands.push((0,_types__WEBPACK_IMPORTED_MODULE_10__/* .stoppedRecord */ .XW)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
-        }
-        const note = crashed
-            ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
-            : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
-        outcome = {
-            finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
-            exitReason: crashed ? 'error' : 'cancelled',
-            turns: t?.turns ?? 0,
-            commands,
-            usage: t?.usage ?? (0,_types__WEBPACK_IMPORTED_MODULE_10__/* .emptyUsage */ .ly)(),
-            costUsd: t?.costUsd ?? null,
-            error: crashed || undefined,
-            messages: t?.messages
-        };
-        warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
+        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getCrash */ .o());
+        out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
     }
-    const repo = (0,_util__WEBPACK_IMPORTED_MODULE_11__/* .repoOf */ .A5)(process.env.GITHUB_REPOSITORY);
     const meta = {
-        model: t?.model || model,
+        model: t?.model || settings.model,
         sandbox: t?.sandbox ?? 'unknown',
-        limits,
+        limits: settings.limits,
         elapsedMs: t ? Date.now() - Date.parse(t.startedAt) : 0,
         runUrl: (0,_report_render__WEBPACK_IMPORTED_MODULE_4__/* .runUrlOf */ .Qm)()
     };
+    const repo = (0,_util__WEBPACK_IMPORTED_MODULE_11__/* .repoOf */ .A5)(process.env.GITHUB_REPOSITORY);
     let comment;
-    if (token && repo && (saved || thread)) {
-        comment = new _report_github__WEBPACK_IMPORTED_MODULE_2__.ReportComment((0,_report_github__WEBPACK_IMPORTED_MODULE_2__.createOctokit)(token, warn, { writeSpacingMs }), repo, thread, redact, warn, { existing: saved });
+    if (settings.token && repo && (saved || thread)) {
+        const octokit = (0,_report_github__WEBPACK_IMPORTED_MODULE_2__.createOctokit)(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs });
+        comment = new _report_github__WEBPACK_IMPORTED_MODULE_2__.ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved });
     }
-    const published = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_5__/* .publish */ .mk)(outcome, meta, comment, redact, warn);
+    const published = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_5__/* .publish */ .mk)(outcome, meta, comment, out.redact, out.warn);
     if (published.commentUrl)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(`Report finished: ${published.commentUrl}`);
+        out.log(`Report finished: ${published.commentUrl}`);
     if (published.commentError) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.setFailed(redact(`Could not finish the report comment (${published.commentError}); the job summary holds the report.`));
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__.setFailed(out.redact(`Could not finish the report comment (${published.commentError}); the job summary holds the report.`));
     }
 }
 
