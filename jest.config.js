@@ -9,5 +9,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true }]
   },
   testTimeout: 60000,
-  verbose: false
+  verbose: false,
+  // Jest's default on 2 cores is one worker; the end-to-end tests mostly wait on child processes.
+  maxWorkers: 2
 }

@@ -146,6 +146,14 @@ describe('runBash: blocked substrings', () => {
 })
 
 describe('runBash: timeouts, background jobs, abort', () => {
+  test('a command-timeout past what a timer can hold does not fire at once', async () => {
+    // 30 days in ms is past setTimeout's 2^31-1 ms; unclamped, Node fires such a timer at once.
+    const rec = await runBash('sleep 0.3; echo finished', opts({ timeoutMs: 30 * 24 * 3600 * 1000 }))
+    expect(rec.timedOut).toBe(false)
+    expect(rec.exitCode).toBe(0)
+    expect(rec.output).toContain('finished')
+  })
+
   test('a timeout kills the whole process group, grandchildren too', async () => {
     const t0 = Date.now()
     const rec = await runBash(`bash -c 'sleep 30; echo x > late' & echo "pid $!"; sleep 30`, opts({ timeoutMs: 1000 }))

@@ -73,6 +73,18 @@ describe('local run', () => {
     }
   })
 
+  test('a bad value is refused with one line naming the variable, before any request', async () => {
+    const ai = await startFakeAnthropic([text('never')])
+    try {
+      const r = await runCli(['x'], { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url, MAX_TURNS: 'lots' })
+      expect(r.code).toBe(2)
+      expect(r.out.trim()).toBe('MAX_TURNS must be a positive whole number, got "lots".')
+      expect(ai.requests).toHaveLength(0)
+    } finally {
+      await ai.close()
+    }
+  })
+
   test('without a key it says what to set', async () => {
     const r = await runCli(['x'], {})
     expect(r.code).toBe(2)

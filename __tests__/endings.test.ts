@@ -5,17 +5,14 @@
 import { afterAll, describe, expect, it } from '@jest/globals'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bash, startFakeAnthropic, text, type FakeAnthropic, type FakeAnthropicOptions, type Reply } from './helpers/fake-anthropic'
-import { startFakeGitHub, type FakeComment, type FakeGitHub, type RecordedGitHubRequest } from './helpers/fake-github'
-import { cleanupRuns, runAction, type ActionRun, type RunOptions } from './helpers/run-action'
+import { bash, startFakeAnthropic, text, type Reply } from './helpers/fake-anthropic'
+import { startFakeGitHub } from './helpers/fake-github'
+import { cleanupRuns, runAction } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
-
-const KEY = 'sk-ant-api03-endingsTestKey0123456789abcdef'
-const ISSUE = 7
+import { agent, errors, gone, ISSUE, KEY, sleepers, unique, warnings } from './helpers/agent-run'
 
 const tempDirs: string[] = []
 afterAll(() => {
@@ -24,99 +21,6 @@ afterAll(() => {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-interface Ran {
-  run: ActionRun
-  anthropic: FakeAnthropic
-  gh: FakeGitHub
-  /** the one comment the run wrote */
-  comment: FakeComment
-  patches: RecordedGitHubRequest[]
-  /** ms from the first signal sent to the process's end, when one was sent */
-  afterSignalMs?: number
-}
-
-interface AgentOptions {
-  inputs?: Record<string, string>
-  env?: Record<string, string | undefined>
-  anthropic?: FakeAnthropicOptions
-  /** called on each stdout chunk with a `signal(name)` helper that records when the first one was sent */
-  onStdout?: (chunk: string, child: ChildProcess, signal: (name: NodeJS.Signals) => void, gh: FakeGitHub) => void
-  /** set up faults before the run */
-  setup?: (gh: FakeGitHub) => void
-  timeoutMs?: number
-  /** expect no comment at all */
-  noComment?: boolean
-  extra?: Partial<RunOptions>
-}
-
-/** Runs the built action on an `/agent` issue comment with `script` as the model's replies. */
-async function agent(script: Reply[], opts: AgentOptions = {}): Promise<Ran> {
-  const anthropic = await startFakeAnthropic(script, opts.anthropic)
-  const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
-  opts.setup?.(gh)
-  let signalledAt: number | undefined
-  let exitedAt = 0
-  try {
-    const run = await runAction({
-      eventName: 'issue_comment',
-      payload: issueCommentEvent({ body: '/agent do the thing', issueNumber: ISSUE }),
-      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...opts.inputs },
-      env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: gh.url, ...opts.env },
-      timeoutMs: opts.timeoutMs ?? 50_000,
-      onStdout: (chunk, child) => {
-        child.once('exit', () => (exitedAt = Date.now()))
-        opts.onStdout?.(chunk, child, name => {
-          signalledAt ??= Date.now()
-          child.kill(name)
-        }, gh)
-      },
-      ...opts.extra
-    })
-    const comments = [...gh.comments.values()]
-    if (opts.noComment) expect(comments).toHaveLength(0)
-    else expect(comments).toHaveLength(1)
-    // nothing the action wrote holds the key
-    for (const c of comments) for (const body of c.updates) expect(body).not.toContain(KEY)
-    expect(run.summary).not.toContain(KEY)
-    expect(JSON.stringify(run.outputs)).not.toContain(KEY)
-    expect(gh.requests.filter(r => r.status === 422)).toEqual([])
-    return {
-      run,
-      anthropic,
-      gh,
-      comment: comments[0],
-      patches: gh.requests.filter(r => r.method === 'PATCH' && !r.faulted),
-      afterSignalMs: signalledAt === undefined ? undefined : (exitedAt || Date.now()) - signalledAt
-    }
-  } finally {
-    await anthropic.close()
-    await gh.close()
-  }
-}
-
-const errors = (run: ActionRun) => run.commands.filter(c => c.command === 'error').map(c => c.message)
-const warnings = (run: ActionRun) => run.commands.filter(c => c.command === 'warning').map(c => c.message)
-
-/** Processes whose command line is exactly `sleep <seconds>` (unique durations per test). */
-function sleepers(seconds: string): number[] {
-  const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') === `sleep\0${seconds}\0`) found.push(Number(name))
-    } catch {
-      // gone
-    }
-  }
-  return found
-}
-/** The `sleep <seconds>` processes still there after giving a killed one up to 3 s to go. */
-async function gone(seconds: string): Promise<number[]> {
-  for (let i = 0; i < 30 && sleepers(seconds).length > 0; i++) await new Promise(r => setTimeout(r, 100))
-  return sleepers(seconds)
-}
-// Durations unique to this test process: others may run this same file at the same time.
-const unique = (n: number) => `9${n}.${process.pid}${Math.floor(Math.random() * 1000)}`
 const [S1, S2, S3, S4] = [1, 2, 3, 4].map(unique)
 const STRAY = [S1, S2, S3, S4]
 function killStray(): void {
@@ -403,21 +307,6 @@ describe('endings', () => {
       await gh.close()
     }
   })
-
-  it('a 1-minute timeout-minutes: the running command is stopped, the report says so, success', async () => {
-    const { run, comment } = await agent([bash('echo start'), bash(`sleep ${S4}`), text('never')], {
-      inputs: { 'timeout-minutes': '1' },
-      timeoutMs: 100_000
-    })
-    expect(run.code).toBe(0)
-    expect(run.outputs).toMatchObject({ 'exit-reason': 'timeout', turns: '2', commands: '2' })
-    // stopped before the job's own timeout of the same length
-    expect(run.durationMs).toBeLessThan(60_000)
-    expect(comment.body).toContain('⚠️ **Stopped at the time limit** (timeout-minutes: 1) before the agent finished. 2 commands ran in 2 turns')
-    expect(comment.body).toContain('$ echo start\nstart')
-    expect(comment.body).toMatch(new RegExp(`stopped · [\\d.]+ s\n\n\`\`\`console\n\\$ sleep ${S4}\n\\(no output\\)\n`))
-    expect(await gone(S4)).toEqual([])
-  }, 120_000)
 })
 
 describe('size', () => {

@@ -29,11 +29,25 @@ describe('ReportComment (in process, real Octokit)', () => {
   const setup = async () => {
     const gh = await startFakeGitHub()
     const logs: string[] = []
-    const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', m => logs.push(m), { baseUrl: gh.url })
+    const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', m => logs.push(m), { baseUrl: gh.url, writeSpacingMs: 0 })
     const comment = new ReportComment(octokit, REPO, { kind: 'issue', number: 5 }, s => s.replace(/secret-\w+/g, '***'), m => logs.push(m))
     return { gh, logs, comment }
   }
   const patches = (gh: FakeGitHub) => gh.requests.filter(r => r.method === 'PATCH')
+
+  it('writes to GitHub are spaced by the configured interval (github-write-interval-ms)', async () => {
+    const gh = await startFakeGitHub()
+    try {
+      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 400 })
+      for (let i = 0; i < 3; i++) await octokit.rest.issues.createComment({ ...REPO, issue_number: 5, body: `c${i}` })
+      const writes = gh.requests.filter(r => r.method === 'POST').map(r => r.at)
+      expect(writes).toHaveLength(3)
+      // a lower bound only: the spacing is a minimum, never a race
+      for (let i = 1; i < writes.length; i++) expect(writes[i] - writes[i - 1]).toBeGreaterThanOrEqual(390)
+    } finally {
+      await gh.close()
+    }
+  })
 
   it('throttles progress to the newest body and writes the final body last', async () => {
     const { gh, comment } = await setup()

@@ -15,7 +15,7 @@ import {
   type ReportMeta
 } from '../src/report/render'
 import { MARKER } from '../src/trigger'
-import type { CommandRecord } from '../src/types'
+import type { CommandRecord, ExitReason } from '../src/types'
 
 const meta = (over: Partial<ReportMeta> = {}): ReportMeta => ({
   model: 'claude-sonnet-4-6',
@@ -305,7 +305,7 @@ describe('how the run ended', () => {
     ['budget', /Stopped at the cost limit/],
     ['cancelled', /Cancelled/],
     ['error', /The run failed\*\*: the API is down/]
-  ])('%s is said at the top, and the partial log is kept', (exitReason, re) => {
+  ] as Array<[ExitReason, RegExp]>)('%s is said at the top, and the partial log is kept', (exitReason, re) => {
     const body = renderFinal(
       outcome({ exitReason, error: exitReason === 'error' ? 'the API is down' : undefined, finalText: '', commands: [rec('ls', 'a')] }),
       meta({ limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000, maxCostUsd: 1 } })

@@ -23,6 +23,7 @@ function settings(over: Partial<Settings> = {}): Settings {
     allowedUsers: [],
     appendSystemPrompt: '',
     sandbox: 'none',
+    githubWriteIntervalMs: 1000,
     timeoutMinutes: 30,
     maxCostUsd: undefined,
     ...over

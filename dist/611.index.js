@@ -7,6 +7,7 @@ export const modules = {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   DEFAULT_WRITE_SPACING_MS: () => (/* binding */ DEFAULT_WRITE_SPACING_MS),
 /* harmony export */   FAST_PROGRESS_UPDATES: () => (/* binding */ FAST_PROGRESS_UPDATES),
 /* harmony export */   GITHUB_RETRIES: () => (/* binding */ GITHUB_RETRIES),
 /* harmony export */   PROGRESS_INTERVAL_MS: () => (/* binding */ PROGRESS_INTERVAL_MS),
@@ -19,10 +20,13 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   progressInterval: () => (/* binding */ progressInterval)
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1758);
-/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9735);
-/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6856);
+/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9735);
+/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6856);
 /* harmony import */ var _render__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6340);
 /* harmony import */ var _permission__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8539);
+/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4527);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3251);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__webpack_require__.n(bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__);
 // GitHub at the edge: the eyes reaction, the one report comment (created at
 // start, updated while the agent works, finished at the end) and permission
 // look-ups. Every body passes through the redactor on its way out.
@@ -33,6 +37,8 @@ __webpack_require__.r(__webpack_exports__);
 // updates are the exception: they are not retried (the next one carries newer
 // news) and never wait out a rate limit, so the final report is never stuck
 // behind one.
+
+
 
 
 
@@ -55,6 +61,16 @@ function progressInterval(sent) {
 const GITHUB_RETRIES = 3;
 /** Per-request marker: a request that must not wait out a rate limit. */
 const NO_WAIT = { retries: 0, noRateLimitWait: true };
+/** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
+const DEFAULT_WRITE_SPACING_MS = 1000;
+/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
+const writeGroups = new Map();
+function writeGroup(minTime) {
+    let g = writeGroups.get(minTime);
+    if (!g)
+        writeGroups.set(minTime, (g = new (bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default().Group)({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })));
+    return g;
+}
 function createOctokit(token, log, opts = {}) {
     const onLimit = (kind) => (after, o, _k, count) => {
         const what = `${o.method ?? ''} ${o.url ?? ''}`.trim();
@@ -68,10 +84,14 @@ function createOctokit(token, log, opts = {}) {
     const options = {
         ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
         log: { debug: () => { }, info: () => { }, warn: log, error: log },
-        throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+        throttle: {
+            onRateLimit: onLimit('rate limit'),
+            onSecondaryRateLimit: onLimit('secondary rate limit'),
+            write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
+        },
         retry: { retries: GITHUB_RETRIES }
     };
-    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__/* .throttling */ .A);
+    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__/* .throttling */ .A);
 }
 async function permissionOf(octokit, repo, login) {
     const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login });
@@ -153,7 +173,7 @@ class ReportComment {
         this.lastSent = Date.now();
         this.creating = this.create(body)
             .then(ref => ref, error => {
-            this.log(`Could not create the progress comment: ${this.redact(error.message)}`);
+            this.log(`Could not create the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`);
             return undefined;
         })
             .then(ref => {
@@ -222,7 +242,7 @@ class ReportComment {
             await this.update(body, true);
             this.sent++;
         })()
-            .catch(error => this.log(`Could not update the progress comment: ${this.redact(error.message)}`))
+            .catch(error => this.log(`Could not update the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`))
             .finally(() => {
             this.inflight = undefined;
             this.lastSent = Date.now();

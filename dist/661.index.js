@@ -10,15 +10,17 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   post: () => (/* binding */ post)
 /* harmony export */ });
 /* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6257);
-/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(8750);
-/* harmony import */ var _report_redact__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(649);
-/* harmony import */ var _report_github__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(7611);
-/* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9121);
-/* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6340);
-/* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4617);
-/* harmony import */ var _tools_bash__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(7110);
-/* harmony import */ var _tools_sandbox__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(5368);
-/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(6141);
+/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(8750);
+/* harmony import */ var _report_log__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6472);
+/* harmony import */ var _report_github__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7611);
+/* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9121);
+/* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6340);
+/* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(4617);
+/* harmony import */ var _tools_bash__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(7110);
+/* harmony import */ var _tools_sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(5368);
+/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(6141);
+/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(4527);
+/* harmony import */ var _run_state__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(4352);
 // The post step: a safety net that finishes the report when the main step
 // could not (killed after a cancel, crashed, or GitHub refused the final
 // comment). It works from what the main step saved: the comment, the thread,
@@ -33,99 +35,97 @@ __webpack_require__.r(__webpack_exports__);
 
 
 
-function parse(text) {
+
+
+/** What the post step needs of the settings; a bad setting (the main step said so) still leaves the token. */
+function postSettings(out) {
     try {
-        return text ? JSON.parse(text) : undefined;
+        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_9__/* .readSettings */ .sb)(process.env);
+        for (const secret of [s.apiKey, s.authToken, s.githubToken])
+            out.addSecret(secret);
+        const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
+        return { token: s.githubToken, model: s.model, writeSpacingMs: s.githubWriteIntervalMs, limits };
     }
     catch {
-        return undefined;
+        const token = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getInput('github-token') || process.env.GITHUB_TOKEN || '';
+        out.addSecret(token);
+        return { token, model: '', limits: { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 } };
     }
 }
-async function post() {
-    if (_actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('done') === 'true')
+/** What the sandbox left behind when the main step could not put it back: processes first, then the rest. */
+async function putBack(marker, out) {
+    if (!marker)
         return;
-    const saved = parse(_actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('comment'));
-    const thread = parse(_actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('thread'));
-    const transcriptPath = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('transcript');
-    const marker = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('marker');
-    const crashed = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getState('error');
+    // A command the killed step left running must not go on changing the workspace.
+    const killed = await (0,_tools_bash__WEBPACK_IMPORTED_MODULE_6__/* .killLeftovers */ .BR)(marker, { kind: 'self' });
+    if (killed)
+        out.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`);
+    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
+    if (await (0,_tools_sandbox__WEBPACK_IMPORTED_MODULE_7__/* .recoverSandbox */ .S9)(marker, out.log))
+        out.log('Put back what the sandbox had changed.');
+}
+/** The report of a run the main step did not finish, from what it saved. */
+function unfinishedOutcome(t, crashed) {
+    const commands = [...(t?.commands ?? [])];
+    if (t?.running) {
+        const since = Date.parse(t.running.startedAt);
+        commands.push((0,_types__WEBPACK_IMPORTED_MODULE_10__/* .stoppedRecord */ .XW)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
+    }
+    const note = crashed
+        ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
+        : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
+    return {
+        finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
+        exitReason: crashed ? 'error' : 'cancelled',
+        turns: t?.turns ?? 0,
+        commands,
+        usage: t?.usage ?? (0,_types__WEBPACK_IMPORTED_MODULE_10__/* .emptyUsage */ .ly)(),
+        costUsd: t?.costUsd ?? null,
+        error: crashed || undefined,
+        messages: t?.messages
+    };
+}
+async function post() {
+    const out = (0,_report_log__WEBPACK_IMPORTED_MODULE_1__/* .createLog */ .h)();
+    const settings = postSettings(out);
+    // Recovery never depends on the main step having finished its own.
+    await putBack(_run_state__WEBPACK_IMPORTED_MODULE_8__/* .getMarker */ .H9(), out);
+    if (_run_state__WEBPACK_IMPORTED_MODULE_8__/* .isDone */ .$L())
+        return;
+    const saved = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getComment */ .OK();
+    const thread = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getThread */ .fG();
+    const transcriptPath = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getTranscriptPath */ .kw();
     if (!saved && !transcriptPath)
         return;
-    const redactor = new _report_redact__WEBPACK_IMPORTED_MODULE_2__.Redactor((0,_report_redact__WEBPACK_IMPORTED_MODULE_2__.secretsFromEnv)(process.env));
-    const redact = (s) => redactor.redact(s);
-    const warn = (m) => _actions_core__WEBPACK_IMPORTED_MODULE_0__.warning(redact(m));
-    let token = '';
-    let model = '';
-    let limits = { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 };
-    try {
-        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_1__/* .readSettings */ .sb)(process.env);
-        token = s.githubToken;
-        model = s.model;
-        limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
-        for (const secret of [s.apiKey, s.authToken, s.githubToken])
-            if (secret)
-                redactor.add(secret);
-    }
-    catch {
-        token = _actions_core__WEBPACK_IMPORTED_MODULE_0__.getInput('github-token') || process.env.GITHUB_TOKEN || '';
-        if (token)
-            redactor.add(token);
-    }
-    // A command the killed step left running must not go on changing the workspace.
-    if (marker) {
-        const killed = await (0,_tools_bash__WEBPACK_IMPORTED_MODULE_7__/* .killLeftovers */ .BR)(marker, { kind: 'self' });
-        if (killed)
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`);
-        // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-        if (await (0,_tools_sandbox__WEBPACK_IMPORTED_MODULE_8__/* .recoverSandbox */ .S9)(marker, m => _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(redact(m))))
-            _actions_core__WEBPACK_IMPORTED_MODULE_0__.info('Put back what the sandbox had changed.');
-    }
-    const t = transcriptPath ? (0,_transcript__WEBPACK_IMPORTED_MODULE_4__/* .readTranscript */ .l)(transcriptPath) : undefined;
+    const t = transcriptPath ? (0,_transcript__WEBPACK_IMPORTED_MODULE_3__/* .readTranscript */ .l)(transcriptPath) : undefined;
     let outcome;
     if (t?.finished) {
         // The main step finished the run but could not write the comment: try again.
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.info('The main step could not write its report comment; the post step tries again.');
+        out.log('The main step could not write its report comment; the post step tries again.');
         outcome = t;
     }
     else {
-        const commands = [...(t?.commands ?? [])];
-        if (t?.running) {
-            const since = Date.parse(t.running.startedAt);
-            commands.push((0,_types__WEBPACK_IMPORTED_MODULE_9__/* .stoppedRecord */ .X)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
-        }
-        const note = crashed
-            ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
-            : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
-        outcome = {
-            finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
-            exitReason: crashed ? 'error' : 'cancelled',
-            turns: t?.turns ?? 0,
-            commands,
-            usage: t?.usage ?? (0,_types__WEBPACK_IMPORTED_MODULE_9__/* .emptyUsage */ .l)(),
-            costUsd: t?.costUsd ?? null,
-            error: crashed || undefined,
-            messages: t?.messages
-        };
-        warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
+        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getCrash */ .o());
+        out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
     }
-    const repoName = process.env.GITHUB_REPOSITORY ?? '';
     const meta = {
-        model: t?.model || model,
+        model: t?.model || settings.model,
         sandbox: t?.sandbox ?? 'unknown',
-        limits,
+        limits: settings.limits,
         elapsedMs: t ? Date.now() - Date.parse(t.startedAt) : 0,
-        runUrl: (0,_report_render__WEBPACK_IMPORTED_MODULE_5__/* .runUrlOf */ .Qm)()
+        runUrl: (0,_report_render__WEBPACK_IMPORTED_MODULE_4__/* .runUrlOf */ .Qm)()
     };
+    const repo = (0,_util__WEBPACK_IMPORTED_MODULE_11__/* .repoOf */ .A5)(process.env.GITHUB_REPOSITORY);
     let comment;
-    if (token && repoName.includes('/') && (saved || thread)) {
-        const [owner, repo] = repoName.split('/');
-        comment = new _report_github__WEBPACK_IMPORTED_MODULE_3__.ReportComment((0,_report_github__WEBPACK_IMPORTED_MODULE_3__.createOctokit)(token, warn), { owner, repo }, thread, redact, warn, { existing: saved });
+    if (settings.token && repo && (saved || thread)) {
+        const octokit = (0,_report_github__WEBPACK_IMPORTED_MODULE_2__.createOctokit)(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs });
+        comment = new _report_github__WEBPACK_IMPORTED_MODULE_2__.ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved });
     }
-    const out = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_6__/* .publish */ .mk)(outcome, meta, comment, redact, warn);
-    if (out.commentUrl)
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.info(`Report finished: ${out.commentUrl}`);
-    if (out.commentError) {
-        _actions_core__WEBPACK_IMPORTED_MODULE_0__.setFailed(redact(`Could not finish the report comment (${out.commentError}); the job summary holds the report.`));
+    const published = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_5__/* .publish */ .mk)(outcome, meta, comment, out.redact, out.warn);
+    if (published.commentUrl)
+        out.log(`Report finished: ${published.commentUrl}`);
+    if (published.commentError) {
+        _actions_core__WEBPACK_IMPORTED_MODULE_0__.setFailed(out.redact(`Could not finish the report comment (${published.commentError}); the job summary holds the report.`));
     }
 }
 
@@ -137,6 +137,7 @@ async function post() {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
+/* harmony export */   DEFAULT_WRITE_SPACING_MS: () => (/* binding */ DEFAULT_WRITE_SPACING_MS),
 /* harmony export */   FAST_PROGRESS_UPDATES: () => (/* binding */ FAST_PROGRESS_UPDATES),
 /* harmony export */   GITHUB_RETRIES: () => (/* binding */ GITHUB_RETRIES),
 /* harmony export */   PROGRESS_INTERVAL_MS: () => (/* binding */ PROGRESS_INTERVAL_MS),
@@ -149,10 +150,13 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */   progressInterval: () => (/* binding */ progressInterval)
 /* harmony export */ });
 /* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1758);
-/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9735);
-/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6856);
+/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9735);
+/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6856);
 /* harmony import */ var _render__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6340);
 /* harmony import */ var _permission__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8539);
+/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4527);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3251);
+/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__webpack_require__.n(bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__);
 // GitHub at the edge: the eyes reaction, the one report comment (created at
 // start, updated while the agent works, finished at the end) and permission
 // look-ups. Every body passes through the redactor on its way out.
@@ -163,6 +167,8 @@ __webpack_require__.r(__webpack_exports__);
 // updates are the exception: they are not retried (the next one carries newer
 // news) and never wait out a rate limit, so the final report is never stuck
 // behind one.
+
+
 
 
 
@@ -185,6 +191,16 @@ function progressInterval(sent) {
 const GITHUB_RETRIES = 3;
 /** Per-request marker: a request that must not wait out a rate limit. */
 const NO_WAIT = { retries: 0, noRateLimitWait: true };
+/** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
+const DEFAULT_WRITE_SPACING_MS = 1000;
+/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
+const writeGroups = new Map();
+function writeGroup(minTime) {
+    let g = writeGroups.get(minTime);
+    if (!g)
+        writeGroups.set(minTime, (g = new (bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default().Group)({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })));
+    return g;
+}
 function createOctokit(token, log, opts = {}) {
     const onLimit = (kind) => (after, o, _k, count) => {
         const what = `${o.method ?? ''} ${o.url ?? ''}`.trim();
@@ -198,10 +214,14 @@ function createOctokit(token, log, opts = {}) {
     const options = {
         ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
         log: { debug: () => { }, info: () => { }, warn: log, error: log },
-        throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+        throttle: {
+            onRateLimit: onLimit('rate limit'),
+            onSecondaryRateLimit: onLimit('secondary rate limit'),
+            write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
+        },
         retry: { retries: GITHUB_RETRIES }
     };
-    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_3__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_4__/* .throttling */ .A);
+    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__/* .throttling */ .A);
 }
 async function permissionOf(octokit, repo, login) {
     const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login });
@@ -283,7 +303,7 @@ class ReportComment {
         this.lastSent = Date.now();
         this.creating = this.create(body)
             .then(ref => ref, error => {
-            this.log(`Could not create the progress comment: ${this.redact(error.message)}`);
+            this.log(`Could not create the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`);
             return undefined;
         })
             .then(ref => {
@@ -352,7 +372,7 @@ class ReportComment {
             await this.update(body, true);
             this.sent++;
         })()
-            .catch(error => this.log(`Could not update the progress comment: ${this.redact(error.message)}`))
+            .catch(error => this.log(`Could not update the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`))
             .finally(() => {
             this.inflight = undefined;
             this.lastSent = Date.now();

@@ -2,12 +2,13 @@
 // or an interactive session that keeps its history when no task is given.
 import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { DEFAULT_BLOCKED, DEFAULT_MODEL } from './settings'
+import { inputVariable, readSettings, SettingsError, type Settings } from './settings'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
 import { formatUsd } from './agent/cost'
-import { runBash, toolResult } from './tools/bash'
+import { runBash } from './tools/bash'
+import { commandRunner } from './tools/runner'
 import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
 import type { MessageParam } from './types'
 
@@ -21,27 +22,66 @@ function firstLines(output: string, lines = 8, chars = 600): string {
   return head.length < output.length ? `${head}\n…` : head
 }
 
+/** Environment variables of a local run, and the inputs they stand for. */
+const LOCAL_VARIABLES: Record<string, string> = {
+  MAX_TURNS: 'max-turns',
+  MAX_TOKENS: 'max-tokens',
+  COMMAND_TIMEOUT: 'command-timeout',
+  MAX_OUTPUT_CHARS: 'max-output-chars',
+  MAX_COST_USD: 'max-cost-usd'
+}
+
+/** The action's settings parser over the local environment: the same defaults and the same checks. */
+function localSettings(env: NodeJS.ProcessEnv): Settings {
+  const vars: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(env)) if (!name.startsWith('INPUT_')) vars[name] = value
+  for (const [name, input] of Object.entries(LOCAL_VARIABLES)) if (env[name] !== undefined) vars[inputVariable(input)] = env[name]
+  vars[inputVariable('sandbox')] = 'none'
+  try {
+    return readSettings(vars)
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error
+    if (/anthropic-api-key/.test(error.message)) {
+      throw new SettingsError('Set ANTHROPIC_API_KEY (and optionally ANTHROPIC_BASE_URL, MODEL_ID) in the environment or in .env.')
+    }
+    // name the variable the user set, not the action's input
+    let message = error.message
+    for (const [name, input] of Object.entries(LOCAL_VARIABLES)) message = message.replace(`Input ${input} `, `${name} `)
+    throw new SettingsError(message)
+  }
+}
+
 async function cli(): Promise<number> {
   // npm runs scripts from the package root; INIT_CWD is where `npm run agent` was typed.
   if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
   // Like the original harness: a .env file in the current directory configures the run.
   if (existsSync('.env') && typeof process.loadEnvFile === 'function') process.loadEnvFile('.env')
   const env = process.env
-  const baseUrl = env.ANTHROPIC_BASE_URL || undefined
-  const apiKey = env.ANTHROPIC_API_KEY || ''
-  const authToken = baseUrl ? undefined : env.ANTHROPIC_AUTH_TOKEN
-  if (!apiKey && !authToken) {
-    console.error('Set ANTHROPIC_API_KEY (and optionally ANTHROPIC_BASE_URL, MODEL_ID) in the environment or in .env.')
+  let settings: Settings
+  try {
+    settings = localSettings(env)
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error
+    console.error(error.message)
     return 2
   }
-  const model = env.MODEL_ID || DEFAULT_MODEL
+  const { model } = settings
   const redactor = new Redactor(secretsFromEnv(env))
-  const timeoutMs = Number(env.COMMAND_TIMEOUT ?? 120) * 1000
-  const maxOutputChars = Number(env.MAX_OUTPUT_CHARS ?? 50000)
+  for (const secret of [settings.apiKey, settings.authToken]) if (secret) redactor.add(secret)
   const commandEnv = scrubEnv(env, redactor)
   const cwd = process.cwd()
-  const system = systemPrompt({ workspace: cwd, commandTimeoutSec: timeoutMs / 1000, maxOutputChars, blocked: DEFAULT_BLOCKED })
-  const callModel = createModelCall({ apiKey, authToken, baseUrl })
+  const system = systemPrompt({
+    workspace: cwd,
+    commandTimeoutSec: settings.commandTimeoutMs / 1000,
+    maxOutputChars: settings.maxOutputChars,
+    blocked: settings.blocked
+  })
+  const callModel = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
+  const runCommand = commandRunner(
+    (command, o) => runBash(command, { ...o, cwd, env: commandEnv }),
+    settings,
+    { redact: s => redactor.redact(s), margin: Math.max(512, redactor.maxFormLength) }
+  )
   // Ctrl-C stops the question being worked on; at the prompt it quits.
   let current: AbortController | undefined
   process.on('SIGINT', () => (current ? current.abort('cancelled') : process.exit(130)))
@@ -56,23 +96,8 @@ async function cli(): Promise<number> {
     const controller = (current = new AbortController())
     const r = await runLoop(
       history,
-      { model, system, maxTokens: 8000, maxTurns: Number(env.MAX_TURNS ?? 50), signal: controller.signal },
-      {
-        callModel,
-        runCommand: async (command, signal) => {
-          const record = await runBash(command, {
-            cwd,
-            env: commandEnv,
-            timeoutMs,
-            maxOutputChars,
-            blocked: DEFAULT_BLOCKED,
-            redact: s => redactor.redact(s),
-            signal
-          })
-          return { record, ...toolResult(record, timeoutMs) }
-        },
-        onEvent
-      }
+      { model, system, maxTokens: settings.maxTokens, maxTurns: settings.maxTurns, maxCostUsd: settings.maxCostUsd, signal: controller.signal },
+      { callModel, runCommand, onEvent }
     )
     current = undefined
     if (r.finalText) console.log(`\n${redactor.redact(r.finalText)}`)

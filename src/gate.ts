@@ -1,6 +1,7 @@
 // Who may start a run. Fails closed: any doubt means no run.
 import type { Settings } from './settings'
 import type { Person } from './trigger'
+import { messageOf } from './util'
 
 const WRITERS = new Set(['admin', 'maintain', 'write'])
 
@@ -25,7 +26,7 @@ export async function mayStart(
     } catch (error) {
       return {
         allowed: false,
-        reason: `could not read the repository permission of ${person.login} (${(error as Error).message}); refusing`
+        reason: `could not read the repository permission of ${person.login} (${messageOf(error)}); refusing`
       }
     }
     if (!WRITERS.has(permission)) {

@@ -11,11 +11,13 @@
 //   unminified) load minified: ~30 ms sooner to the first request once
 //   Octokit is out of that path (npm run bench).
 // - The post step stays a lazy chunk, loaded only by the post step.
-// - The saved state is read from the environment (what core.getState does);
-//   @actions/core and the redactor are imported here only to report a crash.
+// - Main and post are told apart by the saved state (run/state.ts); the
+//   redactor is imported here only to report a crash.
 // What main.ts does not need before the first model request (Octokit, the
 // comment machinery) is for it to import lazily.
 import { setFlagsFromString } from 'node:v8'
+import { isPost, setCrash } from './run/state'
+import { messageOf } from './util'
 
 // Memory: undici parses HTTP with llhttp compiled to WebAssembly (Node's fetch
 // has one copy, the undici that @actions/github bundles another). V8 compiles it
@@ -31,22 +33,21 @@ try {
   // not fatal: V8 ignores flags it does not know
 }
 
-const isPost = process.env.STATE_isPost === 'true' // core.getState('isPost')
 
 async function run(): Promise<void> {
   try {
-    if (isPost) await (await import('./post')).post()
+    if (isPost()) await (await import('./post')).post()
     else await (await import(/* webpackMode: "eager" */ './main')).main()
   } catch (error) {
     const core = await import('@actions/core')
     const { Redactor, secretsFromEnv } = await import('./report/redact')
     // Never silent, never a secret: the message is redacted with every secret the environment holds.
     const redactor = new Redactor(secretsFromEnv(process.env))
-    const message = redactor.redact(`The action crashed: ${(error as Error)?.message ?? String(error)}`)
-    if (!isPost) {
+    const message = redactor.redact(`The action crashed: ${messageOf(error)}`)
+    if (!isPost()) {
       core.setOutput('exit-reason', 'error')
       // the post step then finishes the report comment, if one was started
-      core.saveState('error', message)
+      setCrash(message)
     }
     core.setFailed(message)
   }

@@ -4,103 +4,100 @@
 // the transcript it kept writing as it went, and the marker of its commands.
 import * as core from '@actions/core'
 import { readSettings } from './settings'
-import { Redactor, secretsFromEnv } from './report/redact'
-import { createOctokit, ReportComment, type CommentRef } from './report/github'
-import { readTranscript } from './transcript'
+import { createLog, type Log } from './report/log'
+import { createOctokit, ReportComment } from './report/github'
+import { readTranscript, type Transcript } from './transcript'
 import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
 import { recoverSandbox } from './tools/sandbox'
-import type { Thread } from './trigger'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
+import { repoOf } from './util'
+import * as state from './run/state'
 
-function parse<T>(text: string): T | undefined {
+/** What the post step needs of the settings; a bad setting (the main step said so) still leaves the token. */
+function postSettings(out: Log): { token: string; model: string; writeSpacingMs?: number; limits: ReportMeta['limits'] } {
   try {
-    return text ? (JSON.parse(text) as T) : undefined
+    const s = readSettings(process.env)
+    for (const secret of [s.apiKey, s.authToken, s.githubToken]) out.addSecret(secret)
+    const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens }
+    return { token: s.githubToken, model: s.model, writeSpacingMs: s.githubWriteIntervalMs, limits }
   } catch {
-    return undefined
+    const token = core.getInput('github-token') || process.env.GITHUB_TOKEN || ''
+    out.addSecret(token)
+    return { token, model: '', limits: { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 } }
+  }
+}
+
+/** What the sandbox left behind when the main step could not put it back: processes first, then the rest. */
+async function putBack(marker: string, out: Log): Promise<void> {
+  if (!marker) return
+  // A command the killed step left running must not go on changing the workspace.
+  const killed = await killLeftovers(marker, { kind: 'self' })
+  if (killed) out.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
+  // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
+  if (await recoverSandbox(marker, out.log)) out.log('Put back what the sandbox had changed.')
+}
+
+/** The report of a run the main step did not finish, from what it saved. */
+function unfinishedOutcome(t: Transcript | undefined, crashed: string): Outcome {
+  const commands: CommandRecord[] = [...(t?.commands ?? [])]
+  if (t?.running) {
+    const since = Date.parse(t.running.startedAt)
+    commands.push(stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'))
+  }
+  const note = crashed
+    ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
+    : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._'
+  return {
+    finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
+    exitReason: crashed ? 'error' : 'cancelled',
+    turns: t?.turns ?? 0,
+    commands,
+    usage: t?.usage ?? emptyUsage(),
+    costUsd: t?.costUsd ?? null,
+    error: crashed || undefined,
+    messages: t?.messages
   }
 }
 
 export async function post(): Promise<void> {
-  if (core.getState('done') === 'true') return
-  const saved = parse<CommentRef>(core.getState('comment'))
-  const thread = parse<Thread>(core.getState('thread'))
-  const transcriptPath = core.getState('transcript')
-  const marker = core.getState('marker')
-  const crashed = core.getState('error')
+  const out = createLog()
+  const settings = postSettings(out)
+  // Recovery never depends on the main step having finished its own.
+  await putBack(state.getMarker(), out)
+  if (state.isDone()) return
+  const saved = state.getComment()
+  const thread = state.getThread()
+  const transcriptPath = state.getTranscriptPath()
   if (!saved && !transcriptPath) return
-
-  const redactor = new Redactor(secretsFromEnv(process.env))
-  const redact = (s: string) => redactor.redact(s)
-  const warn = (m: string) => core.warning(redact(m))
-  let token = ''
-  let model = ''
-  let limits: ReportMeta['limits'] = { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 }
-  try {
-    const s = readSettings(process.env)
-    token = s.githubToken
-    model = s.model
-    limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens }
-    for (const secret of [s.apiKey, s.authToken, s.githubToken]) if (secret) redactor.add(secret)
-  } catch {
-    token = core.getInput('github-token') || process.env.GITHUB_TOKEN || ''
-    if (token) redactor.add(token)
-  }
-
-  // A command the killed step left running must not go on changing the workspace.
-  if (marker) {
-    const killed = await killLeftovers(marker, { kind: 'self' })
-    if (killed) core.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
-    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-    if (await recoverSandbox(marker, m => core.info(redact(m)))) core.info('Put back what the sandbox had changed.')
-  }
 
   const t = transcriptPath ? readTranscript(transcriptPath) : undefined
   let outcome: Outcome
   if (t?.finished) {
     // The main step finished the run but could not write the comment: try again.
-    core.info('The main step could not write its report comment; the post step tries again.')
+    out.log('The main step could not write its report comment; the post step tries again.')
     outcome = t
   } else {
-    const commands: CommandRecord[] = [...(t?.commands ?? [])]
-    if (t?.running) {
-      const since = Date.parse(t.running.startedAt)
-      commands.push(stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'))
-    }
-    const note = crashed
-      ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
-      : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._'
-    outcome = {
-      finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
-      exitReason: crashed ? 'error' : 'cancelled',
-      turns: t?.turns ?? 0,
-      commands,
-      usage: t?.usage ?? emptyUsage(),
-      costUsd: t?.costUsd ?? null,
-      error: crashed || undefined,
-      messages: t?.messages
-    }
-    warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
+    outcome = unfinishedOutcome(t, state.getCrash())
+    out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
   }
-
-  const repoName = process.env.GITHUB_REPOSITORY ?? ''
   const meta: ReportMeta = {
-    model: t?.model || model,
+    model: t?.model || settings.model,
     sandbox: t?.sandbox ?? 'unknown',
-    limits,
+    limits: settings.limits,
     elapsedMs: t ? Date.now() - Date.parse(t.startedAt) : 0,
     runUrl: runUrlOf()
   }
-
+  const repo = repoOf(process.env.GITHUB_REPOSITORY)
   let comment: ReportComment | undefined
-  if (token && repoName.includes('/') && (saved || thread)) {
-    const [owner, repo] = repoName.split('/')
-    comment = new ReportComment(createOctokit(token, warn), { owner, repo }, thread, redact, warn, { existing: saved })
+  if (settings.token && repo && (saved || thread)) {
+    const octokit = createOctokit(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs })
+    comment = new ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved })
   }
-  const out = await publish(outcome, meta, comment, redact, warn)
-  if (out.commentUrl) core.info(`Report finished: ${out.commentUrl}`)
-  if (out.commentError) {
-    core.setFailed(redact(`Could not finish the report comment (${out.commentError}); the job summary holds the report.`))
+  const published = await publish(outcome, meta, comment, out.redact, out.warn)
+  if (published.commentUrl) out.log(`Report finished: ${published.commentUrl}`)
+  if (published.commentError) {
+    core.setFailed(out.redact(`Could not finish the report comment (${published.commentError}); the job summary holds the report.`))
   }
 }

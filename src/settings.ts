@@ -1,7 +1,5 @@
 // Every input read and validated once. A bad value fails the step with one
 // line naming the input, before any network call.
-import * as core from '@actions/core'
-
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-4-6'
 
@@ -28,14 +26,19 @@ export interface Settings {
   sandbox: SandboxMode
   timeoutMinutes: number
   maxCostUsd: number | undefined
+  /** least time between two writes to the GitHub API (the throttling plugin's write spacing) */
+  githubWriteIntervalMs: number
 }
 
 export class SettingsError extends Error {}
 
-/** Reads INPUT_* like the runner passes them. `env` is the process environment (for fallbacks). */
+/** The variable the runner passes an input in (hyphens kept, as @actions/core reads it). */
+export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+
+/** Reads the inputs (INPUT_*, as the runner passes them) and their fallbacks from one environment. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const input = (name: string): string => core.getInput(name)
-  const explicit = (name: string): boolean => env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] !== undefined
+  const input = (name: string): string => (env[inputVariable(name)] ?? '').trim()
+  const explicit = (name: string): boolean => env[inputVariable(name)] !== undefined
 
   const baseUrl = input('anthropic-base-url') || env.ANTHROPIC_BASE_URL || undefined
   const apiKey = input('anthropic-api-key') || env.ANTHROPIC_API_KEY || ''
@@ -79,7 +82,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     appendSystemPrompt: input('append-system-prompt').trim(),
     sandbox,
     timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
-    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd'))
+    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
+    githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000)
   }
 }
 
@@ -97,6 +101,11 @@ function positiveInt(name: string, raw: string, fallback?: number): number {
     throw new SettingsError(`Input ${name} must be a positive whole number, got "${raw}".`)
   }
   return Number(text)
+}
+
+/** Like positiveInt, but 0 is allowed. */
+function wholeNumber(name: string, raw: string, fallback: number): number {
+  return raw.trim() === '0' ? 0 : positiveInt(name, raw.trim() === '' ? '' : raw, fallback)
 }
 
 function positiveNumber(name: string, raw: string): number | undefined {

@@ -33,19 +33,18 @@ export interface Usage {
   cacheCreationTokens: number
 }
 
-export type ExitReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'refusal'
-  | 'model_context_window_exceeded'
-  | 'max_turns'
-  | 'timeout'
-  | 'budget'
-  | 'skipped'
-  | 'error'
-  | 'cancelled'
-  | (string & {})
+/** The model's own endings (tool_use and pause_turn go on). */
+export type ModelStop = Exclude<Anthropic.StopReason, 'tool_use' | 'pause_turn'>
+
+export type ExitReason = ModelStop | 'max_turns' | 'timeout' | 'budget' | 'skipped' | 'error' | 'cancelled'
+
+/** Why a run was stopped from outside the loop: the reason its AbortSignal carries. */
+export type AbortCause = 'cancelled' | 'timeout' | 'crash'
+
+/** The ending an abort reason stands for (one place decodes it). */
+export function exitReasonOfAbort(reason: unknown): ExitReason {
+  return reason === 'timeout' ? 'timeout' : reason === 'crash' ? 'error' : 'cancelled'
+}
 
 export interface RunResult {
   finalText: string

@@ -451,6 +451,9 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
       if (!(name in opts.inputs)) inputs[name] = evaluateDefault(def, contexts, name)
     }
   }
+  // GitHub's 1 s spacing of writes would make each run seconds slower against a fake that has no rate limits;
+  // a test of the spacing sets the input itself.
+  if (manifest?.inputs.has('github-write-interval-ms')) inputs['github-write-interval-ms'] = '0'
   Object.assign(inputs, opts.inputs)
 
   const env: Record<string, string> = {

@@ -5,7 +5,7 @@
 // onEvent.
 import type Anthropic from '@anthropic-ai/sdk'
 import type { CommandRecord, ExitReason, MessageParam, RunResult, ToolResultBlockParam, Usage } from '../types'
-import { emptyUsage } from '../types'
+import { emptyUsage, exitReasonOfAbort } from '../types'
 import { addUsage, estimateCost } from './cost'
 import { elideOldToolResults } from './context'
 import { describeModelError, type ModelCall } from './model'
@@ -64,7 +64,7 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
   let exitReason: ExitReason = 'error'
   let error: string | undefined
   const cost = () => estimateCost(config.model, usage)
-  const abortReason = (): ExitReason => (signal.reason === 'timeout' ? 'timeout' : 'cancelled')
+  const abortReason = (): ExitReason => exitReasonOfAbort(signal.reason)
 
   try {
     for (;;) {

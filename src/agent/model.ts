@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import type { Message, MessageCreateParams } from '../types'
 import { withCacheBreakpoints } from './cache'
 import { inertRequest } from '../report/inert'
+import { messageOf } from '../util'
 
 export type ModelCall = (params: MessageCreateParams, signal: AbortSignal) => Promise<Message>
 
@@ -95,5 +96,5 @@ export function describeModelError(error: unknown, model: string): string {
   if (error instanceof Anthropic.AnthropicError) {
     return `The model request failed: ${error.message}`
   }
-  return `Unexpected error: ${error instanceof Error ? error.message : String(error)}`
+  return `Unexpected error: ${messageOf(error)}`
 }

@@ -14,6 +14,8 @@ import { throttling } from '@octokit/plugin-throttling'
 import type { Thread } from '../trigger'
 import { COMMENT_LIMIT } from './render'
 import { roleOf } from './permission'
+import { messageOf } from '../util'
+import Bottleneck from 'bottleneck/light.js'
 
 export type Octokit = ReturnType<typeof github.getOctokit>
 export interface Repo {
@@ -54,7 +56,18 @@ interface LimitOptions {
   url?: string
 }
 
-export function createOctokit(token: string, log: Log, opts: { baseUrl?: string } = {}): Octokit {
+/** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
+export const DEFAULT_WRITE_SPACING_MS = 1000
+
+/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
+const writeGroups = new Map<number, Bottleneck.Group>()
+function writeGroup(minTime: number): Bottleneck.Group {
+  let g = writeGroups.get(minTime)
+  if (!g) writeGroups.set(minTime, (g = new Bottleneck.Group({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })))
+  return g
+}
+
+export function createOctokit(token: string, log: Log, opts: { baseUrl?: string; writeSpacingMs?: number } = {}): Octokit {
   const onLimit = (kind: string) => (after: number, o: LimitOptions, _k: unknown, count: number) => {
     const what = `${o.method ?? ''} ${o.url ?? ''}`.trim()
     if (o.request?.noRateLimitWait) {
@@ -67,7 +80,11 @@ export function createOctokit(token: string, log: Log, opts: { baseUrl?: string 
   const options = {
     ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
     log: { debug: () => {}, info: () => {}, warn: log, error: log },
-    throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+    throttle: {
+      onRateLimit: onLimit('rate limit'),
+      onSecondaryRateLimit: onLimit('secondary rate limit'),
+      write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
+    },
     retry: { retries: GITHUB_RETRIES }
   }
   return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
@@ -165,7 +182,7 @@ export class ReportComment {
       .then(
         ref => ref as CommentRef | undefined,
         error => {
-          this.log(`Could not create the progress comment: ${this.redact((error as Error).message)}`)
+          this.log(`Could not create the progress comment: ${this.redact(messageOf(error))}`)
           return undefined
         }
       )
@@ -234,7 +251,7 @@ export class ReportComment {
       await this.update(body, true)
       this.sent++
     })()
-      .catch(error => this.log(`Could not update the progress comment: ${this.redact((error as Error).message)}`))
+      .catch(error => this.log(`Could not update the progress comment: ${this.redact(messageOf(error))}`))
       .finally(() => {
         this.inflight = undefined
         this.lastSent = Date.now()

@@ -6,6 +6,7 @@
 // octokit.rest.repos.getCollaboratorPermissionLevel; 5xx and network errors are
 // retried like Octokit's retry plugin does (3 times, after 1, 4 and 9 s).
 import type { Repo } from './github'
+import { sleep } from '../util'
 
 /** Proxies are honoured by @actions/github's client, not by Node's fetch: with one set, use Octokit. */
 export const proxyConfigured = (env: NodeJS.ProcessEnv): boolean =>
@@ -23,8 +24,6 @@ export function roleOf(data: { role_name?: string | null; permission?: string | 
   const role = data.role_name ?? ''
   return BASE_ROLES.has(role) ? role : (data.permission ?? '')
 }
-
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
 /** The login's role on the repository; throws when GitHub does not say (the gate then refuses). */
 export async function permissionViaFetch(

@@ -5,6 +5,7 @@ import type { Outcome, ReportMeta } from './render'
 import { renderFinal, renderSummary } from './render'
 import { formatUsd } from '../agent/cost'
 import type { ReportComment } from './github'
+import { messageOf } from '../util'
 
 export interface Published {
   commentUrl?: string
@@ -63,7 +64,7 @@ export async function writeSummary(o: Outcome, meta: ReportMeta, redact: (s: str
     await core.summary.addRaw(summaryText(o, meta, redact), true).write({ overwrite: true })
     return true
   } catch (error) {
-    log(`Could not write the job summary: ${redact((error as Error).message)}`)
+    log(`Could not write the job summary: ${redact(messageOf(error))}`)
     return false
   }
 }
@@ -91,7 +92,7 @@ export async function publish(
     return { commentUrl: ref.url, summary }
   } catch (error) {
     const status = (error as { status?: unknown }).status
-    const why = `${typeof status === 'number' ? `HTTP ${status}: ` : ''}${(error as Error).message}`
+    const why = `${typeof status === 'number' ? `HTTP ${status}: ` : ''}${messageOf(error)}`
     return { commentError: redact(why), summary }
   } finally {
     clearTimeout(timer)

@@ -28,7 +28,9 @@ export interface ReportMeta {
   elapsedMs: number
 }
 
-export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
+export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
+  /** how the run ended, or `running` while it goes on */
+  exitReason: ExitReason | 'running'
   /** the conversation, when known: tool calls that were no command (unknown tool, no command) are shown from it */
   messages?: MessageParam[]
   /**
@@ -52,7 +54,7 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
     cancelled: `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
     error: `❌ **The run failed**: ${inert.text(o.error ?? 'unknown error')} ${done}`
   }
-  return reasons[o.exitReason]
+  return o.exitReason === 'running' ? undefined : reasons[o.exitReason]
 }
 
 export function footer(o: Outcome, meta: ReportMeta): string {

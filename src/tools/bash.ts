@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { CommandRecord } from '../types'
 import { OutputCapture, captureBytes, finishOutput } from './output'
+import { clampDelay, currentUid, messageOf } from '../util'
 
 /**
  * A run tag: an open, read-only file descriptor of the action process that
@@ -150,10 +151,6 @@ function collectYoung(): void {
   youngGc?.({ type: 'minor' })
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e)
-}
-
 /** Process groups of `pid`'s descendants, read from /proc (empty without /proc). */
 function descendantGroups(pid: number): number[] {
   const parent = new Map<number, number>()
@@ -249,7 +246,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
   } catch (e) {
     const why =
-      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : message(e)
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
     return { ...rec, error: why, output: `Error: ${why}` }
   }
 
@@ -300,7 +297,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
       ...ids
     })
   } catch (e) {
-    const why = message(e)
+    const why = messageOf(e)
     return { ...rec, error: why, output: `Error: ${why}` }
   }
 
@@ -340,7 +337,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
         out = finishOutput(capture.snapshot(), opts.maxOutputChars, margin, opts.redact)
       } catch (e) {
         // a throwing redact must not leak the unredacted text
-        out = { output: `Error: the output could not be processed: ${message(e)}`, truncated: false }
+        out = { output: `Error: the output could not be processed: ${messageOf(e)}`, truncated: false }
       }
       const result: CommandRecord = {
         ...rec,
@@ -364,7 +361,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
       if (exited || done) return
       timedOut = true
       kill()
-    }, Math.max(0, opts.timeoutMs))
+    }, clampDelay(opts.timeoutMs))
 
     const onAbort = (): void => {
       if (exited || done) return
@@ -401,7 +398,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     child.on('error', (e) => {
       // spawn failure (no exit will follow) or a failed signal (ignored)
       if (child.pid === undefined) {
-        spawnError = message(e)
+        spawnError = messageOf(e)
         finish()
       }
     })
@@ -582,7 +579,7 @@ export async function killLeftovers(marker: string, identity: Identity): Promise
       return count
     }
 
-    const ownUid = typeof process.getuid === 'function' ? process.getuid() : -1
+    const ownUid = currentUid()
     // never sweep root's or our own user's processes by owner
     const sweepUid =
       identity.kind === 'uid' && identity.uid !== 0 && identity.uid !== ownUid ? identity.uid : undefined

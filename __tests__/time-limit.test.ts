@@ -1,0 +1,35 @@
+// The time limit, end to end: a real one-minute timeout-minutes. In a file of
+// its own so that it waits beside the other test files, not after them.
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { bash, text } from './helpers/fake-anthropic'
+import { cleanupRuns } from './helpers/run-action'
+import { agent, gone, sleepers, unique } from './helpers/agent-run'
+
+const S4 = unique(4)
+afterAll(() => {
+  cleanupRuns()
+  for (const pid of sleepers(S4)) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone
+    }
+  }
+})
+
+describe('time limit', () => {
+  it('a 1-minute timeout-minutes: the running command is stopped, the report says so, success', async () => {
+    const { run, comment } = await agent([bash('echo start'), bash(`sleep ${S4}`), text('never')], {
+      inputs: { 'timeout-minutes': '1' },
+      timeoutMs: 100_000
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ 'exit-reason': 'timeout', turns: '2', commands: '2' })
+    // stopped before the job's own timeout of the same length
+    expect(run.durationMs).toBeLessThan(60_000)
+    expect(comment.body).toContain('⚠️ **Stopped at the time limit** (timeout-minutes: 1) before the agent finished. 2 commands ran in 2 turns')
+    expect(comment.body).toContain('$ echo start\nstart')
+    expect(comment.body).toMatch(new RegExp(`stopped · [\\d.]+ s\n\n\`\`\`console\n\\$ sleep ${S4}\n\\(no output\\)\n`))
+    expect(await gone(S4)).toEqual([])
+  }, 120_000)
+})
