@@ -421,18 +421,19 @@ describe('redaction: hex, reversed, and a secret printed in pieces', () => {
     ['the token in hex', hex(TOKEN)],
     ['12 characters from the middle', KEY.slice(40, 52)]
   ])('%s', (_name, form) => {
-    const out = r.redact(`before ${form} after`)
+    // line ends around it: a letter next to a piece could be the secret's own neighbour and be taken too
+    const out = r.redact(`before\n${form}\nafter`)
     expect(out).toContain('***')
-    expect(out.startsWith('before ')).toBe(true)
-    expect(out.endsWith(' after')).toBe(true)
+    expect(out.startsWith('before\n')).toBe(true)
+    expect(out.endsWith('\nafter')).toBe(true)
     expect(leaked(out, KEY)).toEqual([])
     expect(leaked(out, TOKEN)).toEqual([])
   })
 
   test('two outputs holding one half each are both redacted', () => {
-    const outs = [r.redact(`part one: ${KEY.slice(0, half)}\n`), r.redact(`part two: ${KEY.slice(half)}\n`)]
+    const outs = [r.redact(`part one:\n${KEY.slice(0, half)}\n`), r.redact(`part two:\n${KEY.slice(half)}\n`)]
     expect(leaked(outs.join(''), KEY)).toEqual([])
-    expect(outs).toEqual(['part one: ***\n', 'part two: ***\n'])
+    expect(outs).toEqual(['part one:\n***\n', 'part two:\n***\n'])
   })
 
   test('ordinary text, hashes and base64 stay as they are', () => {
@@ -580,8 +581,8 @@ describe('end to end: a secret printed in pieces, reversed and in hex (sandbox n
   let r: Run
   const key = `tr '\\0' '\\n' < /proc/$PPID/environ | sed -n 's/^ANTHROPIC_API_KEY=//p' | head -n 1`
   const probes = [
-    `k=$(${key}); echo "FIRST \${k:0:50}"`,
-    `k=$(${key}); echo "SECOND \${k:50}"`,
+    `k=$(${key}); echo FIRST; echo "\${k:0:50}"`,
+    `k=$(${key}); echo SECOND; echo "\${k:50}"`,
     `k=$(${key}); printf '%s' "$k" | rev; echo; printf '%s' "$k" | od -An -tx1 | head -c 200; echo; printf '%s' "$k" | xxd -p 2>/dev/null || printf '%s' "$k" | od -An -tx1 -v | tr -d ' \\n'`,
     `printf '%s' "$(${key})" | tr a-z A-Z | head -c 60; echo; echo done`
   ]
@@ -593,8 +594,8 @@ describe('end to end: a secret printed in pieces, reversed and in hex (sandbox n
   test('the probes read the key and their output was redacted', () => {
     expect(r.run.outputs['exit-reason']).toBe('end_turn')
     expect(r.results.length).toBe(4)
-    expect(r.results[0]).toContain('FIRST ***')
-    expect(r.results[1]).toContain('SECOND ***')
+    expect(r.results[0]).toBe('FIRST\n***')
+    expect(r.results[1]).toBe('SECOND\n***')
     for (const out of r.results.slice(2)) expect(out).toContain('***')
   })
 
