@@ -442,7 +442,7 @@ describe('redaction: hex, reversed, and a secret printed in pieces', () => {
       'commit 4b825dc642cb6eb9a060e54bf8d69288fbee4904',
       randomBytes(600).toString('base64'),
       randomBytes(300).toString('hex'),
-      `${KEY.slice(0, 11)} and ${KEY.slice(20, 31)}`
+      `${KEY.slice(0, 11)}\n${KEY.slice(20, 31)}`
     ].join('\n')
     expect(r.redact(plain)).toBe(plain)
   })
