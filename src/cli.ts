@@ -2,7 +2,7 @@
 // or an interactive session that keeps its history when no task is given.
 import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { DEFAULT_BLOCKED, DEFAULT_MODEL } from './settings'
+import { DEFAULT_BLOCKED, DEFAULT_MAX_TOKENS, DEFAULT_MODEL, effortOf, SettingsError } from './settings'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
@@ -10,6 +10,7 @@ import { formatUsd } from './agent/cost'
 import { runBash, toolResult } from './tools/bash'
 import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
 import type { MessageParam } from './types'
+import type { Effort } from './agent/request'
 
 const yellow = (s: string) => `\x1b[33m${s}\x1b[0m`
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`
@@ -35,6 +36,15 @@ async function cli(): Promise<number> {
     return 2
   }
   const model = env.MODEL_ID || DEFAULT_MODEL
+  let effort: Effort | undefined
+  try {
+    effort = effortOf('EFFORT', env.EFFORT)
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error
+    console.error(error.message)
+    return 2
+  }
+  const maxTokens = Number(env.MAX_TOKENS) > 0 ? Math.floor(Number(env.MAX_TOKENS)) : DEFAULT_MAX_TOKENS
   const redactor = new Redactor(secretsFromEnv(env))
   const timeoutMs = Number(env.COMMAND_TIMEOUT ?? 120) * 1000
   const maxOutputChars = Number(env.MAX_OUTPUT_CHARS ?? 50000)
@@ -47,7 +57,10 @@ async function cli(): Promise<number> {
   process.on('SIGINT', () => (current ? current.abort('cancelled') : process.exit(130)))
 
   const onEvent = (e: AgentEvent) => {
-    if (e.type === 'command-start') console.log(yellow(`$ ${e.command}`))
+    if (e.type === 'command-start') {
+      if (e.note) console.log(cyan(redactor.redact(e.note)))
+      console.log(yellow(`$ ${e.command}`))
+    } else if (e.type === 'retry-longer') console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
     else if (e.type === 'command-end') console.log(dim(firstLines(e.record.output)))
     else if (e.type === 'tool-error') console.log(dim(e.message))
   }
@@ -56,7 +69,8 @@ async function cli(): Promise<number> {
     const controller = (current = new AbortController())
     const r = await runLoop(
       history,
-      { model, system, maxTokens: 8000, maxTurns: Number(env.MAX_TURNS ?? 50), signal: controller.signal },
+      // The session's history is this model's own: its thinking blocks go back with it.
+      { model, system, maxTokens, effort, historyModel: model, maxTurns: Number(env.MAX_TURNS ?? 50), signal: controller.signal },
       {
         callModel,
         runCommand: async (command, signal) => {

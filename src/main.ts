@@ -301,12 +301,15 @@ export async function main(): Promise<void> {
         log(`Turn ${e.turn}: ${e.stopReason}${e.text ? ` — ${e.text.slice(0, 200)}` : ''}`)
       } else if (e.type === 'command-start') {
         running = { command: e.command, since: Date.now() }
+        if (e.note) log(`💬 ${e.note}`) // [models] the model's note before this command (agent text: log() redacts and defuses it)
         log(`$ ${e.command}`)
       } else if (e.type === 'command-end') {
         running = undefined
         live.commands.push(e.record)
         const r = e.record
         log(`  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`)
+      } else if (e.type === 'retry-longer') {
+        log(`Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`) // [models]
       } else {
         warn(e.message)
       }
@@ -348,6 +351,7 @@ export async function main(): Promise<void> {
         model: settings.model,
         system,
         maxTokens: settings.maxTokens,
+        effort: settings.effort, // [models]
         maxTurns: settings.maxTurns,
         deadline,
         maxCostUsd: settings.maxCostUsd,
