@@ -23,7 +23,7 @@ describe('settings', () => {
       triggerPhrase: '/agent',
       model: DEFAULT_MODEL,
       maxTurns: 50,
-      maxTokens: 8000,
+      maxTokens: 32000,
       commandTimeoutMs: 120000,
       maxOutputChars: 50000,
       sandbox: 'user',
