@@ -191,6 +191,24 @@ describe('effort and model errors', () => {
   })
 })
 
+describe('a note is agent text: redacted and inert everywhere', () => {
+  const token = `ghp_${'N0teT0ken'.repeat(4)}`
+  let r: Result
+  beforeAll(async () => {
+    const evil = `Fixing it.\n::error::forged-by-note\n##[warning]forged-by-note\n@octocat look ${token}`
+    r = await scenario(() => [{ content: [note(evil), bashBlock('true')], stop_reason: 'tool_use' }, text('Done.')])
+  })
+
+  it('no workflow command, no secret, nobody pinged', () => {
+    expect(r.run.code).toBe(0)
+    expect(r.run.stdout).toContain('Fixing it.')
+    expect(r.run.commands.filter(c => JSON.stringify(c).includes('forged-by-note'))).toEqual([])
+    for (const where of [r.comment!.body, r.run.summary, r.run.stdout, ...r.comment!.updates]) expect(where).not.toContain(token)
+    for (const where of [r.comment!.body, r.run.summary, ...r.comment!.updates]) expect(where).not.toMatch(/(^|[^\w`])@octocat\b/)
+    expect(r.comment!.body).toContain('# Fixing it.')
+  })
+})
+
 describe('no request carries a setting today\'s models refuse', () => {
   it('none of temperature, top_p, top_k, a forced tool_choice, a thinking budget, thinking disabled, or a prefilled assistant turn', () => {
     expect(allRequests.length).toBeGreaterThan(5)
