@@ -309,6 +309,7 @@ export async function main(): Promise<void> {
         const r = e.record
         log(`  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`)
       } else if (e.type === 'retry-longer') {
+        meta.limits.maxTokens = e.maxTokens // [models] a later cut at max_tokens is reported at the raised value
         log(`Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`) // [models]
       } else {
         warn(e.message)
