@@ -7,7 +7,8 @@ import { runLoop, type AgentEvent, type CommandOutcome, type LoopConfig } from '
 import { buildRequest, forbiddenSettings, headersFor, ForbiddenRequestError, DISPLAY_UPDATES_BETA } from '../src/agent/request'
 import { forModel, notesOf } from '../src/agent/thinking'
 import { maxOutputOf, DEFAULT_MAX_OUTPUT_TOKENS, returnsProgressUpdates } from '../src/agent/limits'
-import { describeModelError } from '../src/agent/model'
+import { createModelCall, describeModelError } from '../src/agent/model'
+import { startFakeAnthropic, text } from './helpers/fake-anthropic'
 import { effortOf, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, SettingsError } from '../src/settings'
 import type { Message, MessageCreateParams, MessageParam } from '../src/types'
 
@@ -59,6 +60,26 @@ describe('buildRequest: the one place a request body is made', () => {
     expect(forbiddenSettings(bad)).toEqual(['temperature', 'top_p', 'top_k', 'tool_choice of type tool', 'a thinking budget'])
     expect(forbiddenSettings({ thinking: { type: 'disabled' }, tool_choice: { type: 'any' } })).toEqual(['tool_choice of type any', 'thinking disabled'])
     expect(forbiddenSettings({ tool_choice: { type: 'auto' }, thinking: { type: 'adaptive', display: 'updates' } })).toEqual([])
+  })
+})
+
+describe('the model call at the edge', () => {
+  test('refuses a body carrying a refused setting before anything is sent', async () => {
+    const fake = await startFakeAnthropic([text('never')])
+    try {
+      const call = createModelCall({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 })
+      const body = { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [{ role: 'user' as const, content: 'hi' }] }
+      for (const bad of [{ temperature: 0 }, { top_p: 0.5 }, { top_k: 1 }, { tool_choice: { type: 'any' as const } }, { thinking: { type: 'enabled' as const, budget_tokens: 1024 } }, { thinking: { type: 'disabled' as const } }]) {
+        await expect(call({ ...body, ...bad }, new AbortController().signal)).rejects.toThrow(ForbiddenRequestError)
+      }
+      expect(fake.requests).toHaveLength(0)
+      // a clean body streams through
+      const m = await call(body, new AbortController().signal)
+      expect(m.content).toEqual([{ type: 'text', text: 'never' }])
+      expect(fake.requests[0].body.stream).toBe(true)
+    } finally {
+      await fake.close()
+    }
   })
 })
 
