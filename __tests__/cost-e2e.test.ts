@@ -30,7 +30,8 @@ async function runWith(script: Reply[], inputs: Record<string, string> = {}) {
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent do the thing', issueNumber: 21 }),
-      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...inputs },
+      // Sonnet 4.6 unless a test says otherwise: the figures below are its prices.
+      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', model: 'claude-sonnet-4-6', ...inputs },
       env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: github.url }
     })
     const comments = [...github.comments.values()]
@@ -64,7 +65,7 @@ describe('cost, through the built action', () => {
     expect(run.outputs['output-tokens']).toBe('450')
     expect(run.outputs['cache-creation-tokens']).toBe('5700')
     expect(run.outputs['cache-read-tokens']).toBe('5100')
-    // claude-sonnet-4-6 (the default model): $3 in, $15 out, $3.75 cache write, $0.30 cache read per million:
+    // claude-sonnet-4-6 (runWith's model): $3 in, $15 out, $3.75 cache write, $0.30 cache read per million:
     // 2000*3 + 450*15 + 5700*3.75 + 5100*0.3 = 6000 + 6750 + 21375 + 1530 = 35655 micro-dollars
     expect(run.outputs['cost-usd']).toBe('0.0357')
     expect(estimateCost('claude-sonnet-4-6', { inputTokens: 2000, outputTokens: 450, cacheCreationTokens: 5700, cacheReadTokens: 5100 })).toBeCloseTo(0.035655, 10)

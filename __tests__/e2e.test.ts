@@ -146,7 +146,7 @@ describe("a writer's /agent comment on an issue", () => {
     expect(r.run.code).toBe(0)
     expect(r.errors).toEqual([])
     expect(r.fake.requests).toHaveLength(3)
-    expect(r.fake.requests[0].body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 8000 })
+    expect(r.fake.requests[0].body).toMatchObject({ model: 'claude-sonnet-5-5', max_tokens: 32000, stream: true })
     expect(r.fake.requests[0].body.tools).toEqual([
       { name: 'bash', description: 'Run a shell command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }
     ])
@@ -190,7 +190,7 @@ describe("a writer's /agent comment on an issue", () => {
     expect(body).toMatch(/✅ \*\*1\*\* · exit 0/)
     expect(body).toContain('$ echo "half way"; exit 3\nhalf way')
     expect(body).toMatch(/⚠️ \*\*2\*\* · exit 3/)
-    expect(body).toMatch(/<sub>model claude-sonnet-4-6 · 3 turns · 2 commands · [\d,]+ in \/ [\d,]+ out tokens.* · ~\$\d+\.\d{4} · /)
+    expect(body).toMatch(/<sub>model claude-sonnet-5-5 · 3 turns · 2 commands · [\d,]+ in \/ [\d,]+ out tokens.* · ~\$\d+\.\d{4} · /)
     expect(body).not.toMatch(/Working on it/)
     expect(body).not.toContain(API_KEY)
   })

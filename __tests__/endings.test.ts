@@ -76,7 +76,7 @@ describe('endings', () => {
     expect(run.outputs['comment-url']).toBe(`https://github.com/Codertocat/Hello-World/issues/${ISSUE}#issuecomment-${comment.id}`)
     expect(comment.body).toContain('Said hello.')
     expect(comment.body).toContain('$ echo hello\nhello')
-    expect(comment.body).toMatch(/model claude-sonnet-4-6 · 2 turns · 1 command/)
+    expect(comment.body).toMatch(/model claude-sonnet-5-5 · 2 turns · 1 command/)
     expect(run.summary).toContain('Said hello.')
     expect(errors(run)).toEqual([])
   })
@@ -98,7 +98,8 @@ describe('endings', () => {
     [
       'max_tokens',
       { content: [{ type: 'text', text: 'Writing the file now.' }, { type: 'tool_use', name: 'bash', input: { command: 'touch cut-off' } }], stop_reason: 'max_tokens' },
-      "**The model's reply was cut short** at max-tokens (8000); a command it was writing was not run."
+      // at the model's output limit (128000 for the default model): nothing larger to ask for
+      "**The model's reply was cut short** at max-tokens (128000); a command it was writing was not run."
     ],
     ['refusal', { content: [{ type: 'text', text: 'I will not do that.' }], stop_reason: 'refusal' }, '**The model declined to continue** (stop reason: refusal).'],
     [
@@ -107,7 +108,7 @@ describe('endings', () => {
       "**The conversation outgrew the model's context window**, so the run ended."
     ]
   ] as Array<[string, Reply, string]>)('stop_reason %s: reported plainly, nothing cut off is run', async (reason, reply, line) => {
-    const { run, comment, anthropic } = await agent([bash('echo before'), reply, text('never')])
+    const { run, comment, anthropic } = await agent([bash('echo before'), reply, text('never')], reason === 'max_tokens' ? { inputs: { 'max-tokens': '128000' } } : {})
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ 'exit-reason': reason, turns: '2', commands: '1' })
     expect(anthropic.requests).toHaveLength(2)
@@ -134,7 +135,7 @@ describe('endings', () => {
   it.each([
     [401, 'The model API rejected the API key (401'],
     [403, "The model API refused this key access (403"],
-    [404, 'The model API does not know the model "claude-sonnet-4-6" or the endpoint (404'],
+    [404, 'The model API does not know the model "claude-sonnet-5-5" or the endpoint (404'],
     [400, 'The model API rejected the request as invalid (400']
   ])('the API answers %i: one clear sentence, no retry, the step fails', async (status, sentence) => {
     const { run, comment, anthropic } = await agent([
@@ -191,7 +192,8 @@ describe('endings', () => {
     const { run, comment } = await agent([bash('echo one'), { status: 200, body: { nonsense: true } }])
     expect(run.code).toBe(1)
     expect(run.outputs['exit-reason']).toBe('error')
-    expect(comment.body).toMatch(/❌ \*\*The run failed\*\*: Unexpected error: \S/)
+    // streamed: a 200 that is no event stream fails the model request
+    expect(comment.body).toMatch(/❌ \*\*The run failed\*\*: (Unexpected error|The model request failed): \S/)
     expect(comment.body).toContain('$ echo one')
   })
 

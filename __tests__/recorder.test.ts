@@ -33,7 +33,7 @@ describe('the run record', () => {
     const before = readFileSync(rec.info.path, 'utf8')
     // The loop winds down after the report went out: its events change nothing.
     rec.onEvent({ type: 'command-end', turn: 1, record: record('sleep 100') })
-    rec.onEvent({ type: 'response', turn: 2, usage: emptyUsage(), costUsd: null, text: 'late', stopReason: 'end_turn' })
+    rec.onEvent({ type: 'response', turn: 2, usage: emptyUsage(), costUsd: null, text: 'late', stopReason: 'end_turn', notes: [] })
     rec.saveSoon()
     expect(readFileSync(rec.info.path, 'utf8')).toBe(before)
     const t = readTranscript(rec.info.path)

@@ -23,7 +23,7 @@ describe('settings', () => {
       triggerPhrase: '/agent',
       model: DEFAULT_MODEL,
       maxTurns: 50,
-      maxTokens: 8000,
+      maxTokens: 32000,
       commandTimeoutMs: 120000,
       maxOutputChars: 50000,
       sandbox: 'user',
@@ -80,5 +80,16 @@ describe('settings', () => {
 
   test('a missing key names the input', () => {
     expect(() => withInputs({})).toThrow(/^Input anthropic-api-key is required/)
+  })
+
+  test('effort: empty is the model default; a level is kept; anything else fails naming the input', () => {
+    expect(withInputs({ 'anthropic-api-key': 'sk-ant-test-key-123456' }).effort).toBeUndefined()
+    expect(withInputs({ 'anthropic-api-key': 'sk-ant-test-key-123456', effort: 'medium' }).effort).toBe('medium')
+    expect(() => withInputs({ 'anthropic-api-key': 'sk-ant-test-key-123456', effort: 'extreme' })).toThrow(/^Input effort must be one of/)
+  })
+
+  test('defaults to the current Sonnet and 32000 max tokens', () => {
+    expect(DEFAULT_MODEL).toBe('claude-sonnet-5-5')
+    expect(withInputs({ 'anthropic-api-key': 'sk-ant-test-key-123456' }).maxTokens).toBe(32000)
   })
 })

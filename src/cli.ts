@@ -11,6 +11,7 @@ import { runBash } from './tools/bash'
 import { commandRunner } from './tools/runner'
 import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
 import type { MessageParam } from './types'
+import type { Effort } from './agent/request'
 
 const yellow = (s: string) => `\x1b[33m${s}\x1b[0m`
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`
@@ -28,7 +29,8 @@ const LOCAL_VARIABLES: Record<string, string> = {
   MAX_TOKENS: 'max-tokens',
   COMMAND_TIMEOUT: 'command-timeout',
   MAX_OUTPUT_CHARS: 'max-output-chars',
-  MAX_COST_USD: 'max-cost-usd'
+  MAX_COST_USD: 'max-cost-usd',
+  EFFORT: 'effort'
 }
 
 /** The action's settings parser over the local environment: the same defaults and the same checks. */
@@ -87,7 +89,10 @@ async function cli(): Promise<number> {
   process.on('SIGINT', () => (current ? current.abort('cancelled') : process.exit(130)))
 
   const onEvent = (e: AgentEvent) => {
-    if (e.type === 'command-start') console.log(yellow(`$ ${e.command}`))
+    if (e.type === 'command-start') {
+      if (e.note) console.log(cyan(redactor.redact(e.note)))
+      console.log(yellow(`$ ${e.command}`))
+    } else if (e.type === 'retry-longer') console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
     else if (e.type === 'command-end') console.log(dim(firstLines(e.record.output)))
     else if (e.type === 'tool-error') console.log(dim(e.message))
   }
@@ -96,7 +101,8 @@ async function cli(): Promise<number> {
     const controller = (current = new AbortController())
     const r = await runLoop(
       history,
-      { model, system, maxTokens: settings.maxTokens, maxTurns: settings.maxTurns, maxCostUsd: settings.maxCostUsd, signal: controller.signal },
+      // The session's history is this model's own: its thinking blocks go back with it.
+      { model, system, maxTokens: settings.maxTokens, effort: settings.effort, historyModel: model, maxTurns: settings.maxTurns, maxCostUsd: settings.maxCostUsd, signal: controller.signal },
       { callModel, runCommand, onEvent }
     )
     current = undefined

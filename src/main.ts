@@ -44,7 +44,9 @@ export async function main(): Promise<void> {
   state.setMarker(marker)
   if (task.thread) state.setThread(task.thread)
   const rec = new Recorder({ path: transcript, model: settings.model, startedAt, sandbox: settings.sandbox }, out)
-  const { maxTurns, timeoutMinutes, maxCostUsd, maxTokens } = settings
+  const { maxTurns, timeoutMinutes, maxCostUsd } = settings
+  let maxTokens = settings.maxTokens
+  rec.onMaxTokens = n => (maxTokens = n)
   const meta = (): ReportMeta => ({
     model: settings.model,
     runUrl: runUrlOf(),

@@ -1,7 +1,11 @@
 // Every input read and validated once. A bad value fails the step with one
 // line naming the input, before any network call.
+import { EFFORTS, type Effort } from './agent/request'
+
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
-export const DEFAULT_MODEL = 'claude-sonnet-4-6'
+export const DEFAULT_MODEL = 'claude-sonnet-5-5'
+/** Thinking counts as output on today's models; requests stream, so any value the model allows works. */
+export const DEFAULT_MAX_TOKENS = 32000
 
 export type SandboxMode = 'user' | 'none'
 
@@ -14,6 +18,8 @@ export interface Settings {
   /** used only when no API key is given and no base URL is set: sent as a bearer token */
   authToken: string | undefined
   model: string
+  /** output_config.effort; undefined leaves the model's default */
+  effort?: Effort
   githubToken: string
   issueNumber: number | undefined
   maxTurns: number
@@ -71,10 +77,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     baseUrl,
     authToken,
     model: input('model').trim() || env.MODEL_ID || DEFAULT_MODEL,
+    effort: effortOf('effort', input('effort')),
     githubToken: input('github-token') || env.GITHUB_TOKEN || '',
     issueNumber: issue ? positiveInt('issue-number', issue) : undefined,
     maxTurns: positiveInt('max-turns', input('max-turns'), 50),
-    maxTokens: positiveInt('max-tokens', input('max-tokens'), 8000),
+    maxTokens: positiveInt('max-tokens', input('max-tokens'), DEFAULT_MAX_TOKENS),
     commandTimeoutMs: positiveInt('command-timeout', input('command-timeout'), 120) * 1000,
     maxOutputChars: positiveInt('max-output-chars', input('max-output-chars'), 50000),
     blocked,
@@ -92,6 +99,16 @@ function lines(text: string): string[] {
     .split(/\r?\n/)
     .map(l => l.trim())
     .filter(l => l !== '')
+}
+
+/** An effort level, or undefined when empty. `name` is the input (or variable) named in the error. */
+export function effortOf(name: string, raw: string | undefined): Effort | undefined {
+  const text = (raw ?? '').trim().toLowerCase()
+  if (text === '') return undefined
+  if (!(EFFORTS as readonly string[]).includes(text)) {
+    throw new SettingsError(`Input ${name} must be one of ${EFFORTS.join(', ')} (or empty for the model's default), got "${(raw ?? '').trim()}".`)
+  }
+  return text as Effort
 }
 
 function positiveInt(name: string, raw: string, fallback?: number): number {

@@ -5,7 +5,19 @@ export type MessageParam = Anthropic.MessageParam
 export type Message = Anthropic.Message
 export type ContentBlockParam = Anthropic.ContentBlockParam
 export type ToolResultBlockParam = Anthropic.ToolResultBlockParam
-export type MessageCreateParams = Anthropic.MessageCreateParamsNonStreaming
+/**
+ * `thinking.display: "updates"` (beta `thinking-display-updates-2026-08-18`) is newer than
+ * this SDK's non-beta types, which know `summarized` and `omitted`: the wire field, typed.
+ */
+export interface ThinkingWithUpdates {
+  type: 'adaptive'
+  display: 'updates'
+}
+
+/** A request body as this action sends it (see agent/request.ts). */
+export type MessageCreateParams = Omit<Anthropic.MessageCreateParamsNonStreaming, 'thinking'> & {
+  thinking?: Anthropic.ThinkingConfigParam | ThinkingWithUpdates
+}
 
 /** One shell command the model asked for, and what came of it. */
 export interface CommandRecord {
@@ -24,6 +36,8 @@ export interface CommandRecord {
   aborted?: boolean
   /** spawn failure or tool-call problem, when the command could not run at all */
   error?: string
+  /** what the model wrote just before asking for this command (its note between tool calls); agent text */
+  note?: string
 }
 
 export interface Usage {

@@ -13,7 +13,17 @@
 // before tool_result, empty text blocks, more than 4 cache_control
 // breakpoints, missing model/max_tokens/messages) are answered 400 WITHOUT
 // consuming a scripted reply (turn off with { validate: false }).
-// `stream: true` requests get a server-sent-event stream built from the reply.
+// `stream: true` requests get a server-sent-event stream built from the reply
+// (text_delta, input_json_delta, thinking_delta and signature_delta in pieces, as the API sends).
+//
+// Today's models (see ../../src/agent/request.ts): replies may carry `thinking` blocks (a
+// `signature`; their text shown per `thinking.display`: `omitted` (the default) empties
+// all, `summarized` shows all, `updates` (needs the thinking-display-updates-2026-08-18
+// beta) shows only the progress notes, `kind: 'update'`) and `redacted_thinking` blocks.
+// Validation then also answers 400, like the API: a request carrying temperature, top_p,
+// top_k, a forced tool_choice, a thinking budget or `thinking: disabled`; a prefilled
+// assistant turn (other than a pause_turn reply sent back as it came); a thinking block
+// this fake never sent, changed, moved, left out of its turn, or sent to another model.
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { createHash, randomBytes } from 'node:crypto'
@@ -25,12 +35,20 @@ export interface UsageJson {
   cache_read_input_tokens: number
 }
 
-export type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id?: string; name: string; input: unknown }
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  /** `cut`: the reply stopped (max_tokens) halfway through this call's input */
+  | { type: 'tool_use'; id?: string; name: string; input: unknown; cut?: boolean }
+  /** `kind` (default reasoning) decides what each display mode shows; never sent */
+  | { type: 'thinking'; thinking: string; signature?: string; kind?: 'update' | 'reasoning' }
+  | { type: 'redacted_thinking'; data?: string }
 
 export type Reply =
   | { content: Array<ContentBlock>; stop_reason?: string; usage?: Partial<UsageJson>; model?: string }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { hang: true }
+  /** a stream that starts (200), sends the blocks of `partial`, then `event: error` (non-streaming requests get the error's status) */
+  | { streamError: { type: string; message?: string }; partial?: Array<ContentBlock> }
   | ((req: RecordedRequest, index: number) => Reply | Promise<Reply>)
 
 export interface RecordedRequest {
@@ -59,6 +77,8 @@ export interface FakeAnthropic {
   otherRequests: RecordedRequest[]
   /** scripted replies not consumed yet (array scripts only; Infinity for a function script) */
   remaining(): number
+  /** the content of every successful reply as the fake sent it (ids, signatures, display applied), with its model and stop reason */
+  sent(): Array<{ content: unknown[]; model: string; stop: string }>
   close(): Promise<void>
 }
 
@@ -126,6 +146,24 @@ export const text = (t: string, usage?: Partial<UsageJson>): Reply => ({
 export const bash = (...commands: string[]): Reply => ({
   content: commands.map(command => ({ type: 'tool_use' as const, id: randomId('toolu_01'), name: 'bash', input: { command } })),
   stop_reason: 'tool_use'
+})
+
+/** A thinking block holding a progress note between tool calls (shown with display `updates` or `summarized`). */
+export const note = (t: string): ContentBlock => ({ type: 'thinking', thinking: t, kind: 'update' })
+
+/** A thinking block of reasoning (shown only with display `summarized`). */
+export const reasoning = (t = 'Let me think about this step by step.'): ContentBlock => ({ type: 'thinking', thinking: t, kind: 'reasoning' })
+
+/** A redacted_thinking block (opaque `data`). */
+export const redacted = (): ContentBlock => ({ type: 'redacted_thinking' })
+
+/** One `bash` tool_use block. */
+export const bashBlock = (command: string): ContentBlock => ({ type: 'tool_use', name: 'bash', input: { command } })
+
+/** A reply cut at max_tokens halfway through a `bash` call (after `before` blocks). */
+export const cutBash = (command: string, ...before: ContentBlock[]): Reply => ({
+  content: [...before, { type: 'tool_use', name: 'bash', input: { command }, cut: true }],
+  stop_reason: 'max_tokens'
 })
 
 /** One assistant reply with a single tool_use block of any tool name and input. */
@@ -327,6 +365,91 @@ function validate(body: any): string | undefined {
   return undefined
 }
 
+/** What the fake sent in earlier replies, to check thinking blocks and pause_turn sent back. */
+interface SentLedger {
+  /** signature (thinking) or data (redacted_thinking) -> the block as sent, the model it came from, its place */
+  blocks: Map<string, { json: string; model: string; reply: number; position: number }>
+  /** every reply sent: canonical JSON of its content, and the model and stop reason */
+  replies: Array<{ content: unknown[]; json: string; model: string; stop: string }>
+  /** tool_use id -> reply index */
+  toolUses: Map<string, number>
+}
+
+/** JSON with sorted keys and without cache_control: two blocks are "the same" when this is equal. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function canonical(v: any): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .filter(k => k !== 'cache_control' && v[k] !== undefined)
+      .sort()
+      .map(k => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(v)
+}
+
+const thinkingKey = (b: { type?: unknown; signature?: unknown; data?: unknown }): string | undefined =>
+  b?.type === 'thinking' ? String(b.signature) : b?.type === 'redacted_thinking' ? String(b.data) : undefined
+
+/** The 400s today's models give for settings they refuse, for prefills, and for thinking blocks that do not come back as sent. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function validateModern(body: any, sent: SentLedger): string | undefined {
+  for (const k of ['temperature', 'top_p', 'top_k']) {
+    if (body[k] !== undefined) return `${k}: sampling parameters are not supported on ${body.model}; remove ${k}.`
+  }
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool') {
+    return `tool_choice: forced tool use (type "${body.tool_choice.type}") is not supported on ${body.model}; use "auto" or "none".`
+  }
+  if (body.thinking?.type === 'enabled' || body.thinking?.budget_tokens !== undefined) {
+    return `thinking.budget_tokens: manual extended thinking is not supported on ${body.model}; use thinking.type "adaptive" and output_config.effort.`
+  }
+  if (body.thinking?.type === 'disabled') return `thinking.type: "disabled" is not supported on ${body.model}; use "between_tools" instead.`
+  if (body.thinking?.display !== undefined && !['summarized', 'omitted', 'updates'].includes(body.thinking.display)) {
+    return `thinking.display: Input should be 'summarized', 'omitted' or 'updates'`
+  }
+  const effort = body.output_config?.effort
+  if (effort !== undefined && !['low', 'medium', 'high', 'xhigh', 'max'].includes(effort)) {
+    return `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'`
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const msgs: any[] = body.messages
+  const last = msgs[msgs.length - 1]
+  if (last?.role === 'assistant') {
+    const json = canonical(typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content)
+    if (!sent.replies.some(r => r.stop === 'pause_turn' && r.json === json)) {
+      return `This model does not support assistant message prefill. The conversation must end with a user message.`
+    }
+  }
+  for (const [i, m] of msgs.entries()) {
+    if (m?.role !== 'assistant' || !Array.isArray(m.content)) continue
+    let from: number | undefined
+    for (const [j, b] of m.content.entries()) {
+      const key = thinkingKey(b)
+      if (b?.type === 'tool_use' && sent.toolUses.has(String(b.id))) from ??= sent.toolUses.get(String(b.id))
+      if (key === undefined) continue
+      const rec = sent.blocks.get(key)
+      if (!rec) return `messages.${i}.content.${j}: Invalid \`signature\` in \`${b.type}\` block`
+      if (rec.model !== body.model) {
+        return `messages.${i}.content.${j}: \`${b.type}\` blocks were produced by ${rec.model} and cannot be sent to ${body.model}; remove them from the history.`
+      }
+      if (canonical(b) !== rec.json) return `messages.${i}.content.${j}: \`${b.type}\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`
+      if (rec.position !== j) return `messages.${i}.content.${j}: \`${b.type}\` blocks must stay in their original position in the assistant message.`
+      from ??= rec.reply
+    }
+    // Every thinking block of the reply this turn is must come back with it (same model).
+    if (from !== undefined && sent.replies[from].model === body.model) {
+      for (const [pos, b] of sent.replies[from].content.entries()) {
+        const key = thinkingKey(b as never)
+        if (key !== undefined && thinkingKey(m.content[pos]) !== key) {
+          return `messages.${i}.content.${pos}: the \`${(b as { type: string }).type}\` block of this assistant turn is missing; thinking blocks must be passed back unmodified and in their original order.`
+        }
+      }
+    }
+  }
+  return undefined
+}
+
 // ---------------------------------------------------------------------------
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -340,8 +463,11 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
   res.end(payload)
 }
 
+/** `text` in two pieces (one when short), as the API streams text a few tokens at a time. */
+const pieces = (text: string): string[] => (text.length < 2 ? [text] : [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))])
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function sendStream(res: http.ServerResponse, message: any): void {
+function sendStream(res: http.ServerResponse, message: any, opts: { cut?: number; error?: { type: string; message: string } } = {}): void {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
@@ -356,16 +482,28 @@ function sendStream(res: http.ServerResponse, message: any): void {
   })
   event('ping', { type: 'ping' })
   for (const [index, block] of message.content.entries()) {
+    const delta = (d: unknown): void => event('content_block_delta', { type: 'content_block_delta', index, delta: d })
     if (block.type === 'text') {
       event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } })
-      event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } })
+      for (const t of pieces(block.text)) delta({ type: 'text_delta', text: t })
     } else if (block.type === 'tool_use') {
       event('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } })
-      event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) } })
+      const json = JSON.stringify(block.input ?? {})
+      // A cut call: only the first half of its input arrives.
+      for (const j of pieces(index === opts.cut ? json.slice(0, Math.floor(json.length / 2)) : json)) delta({ type: 'input_json_delta', partial_json: j })
+    } else if (block.type === 'thinking') {
+      event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } })
+      if (block.thinking) for (const t of pieces(block.thinking)) delta({ type: 'thinking_delta', thinking: t })
+      delta({ type: 'signature_delta', signature: block.signature })
     } else {
       event('content_block_start', { type: 'content_block_start', index, content_block: block })
     }
     event('content_block_stop', { type: 'content_block_stop', index })
+  }
+  if (opts.error) {
+    event('error', { type: 'error', error: opts.error })
+    res.end()
+    return
   }
   event('message_delta', {
     type: 'message_delta',
@@ -380,6 +518,13 @@ function headersOf(req: http.IncomingMessage): Record<string, string | string[] 
   return { ...req.headers }
 }
 
+/** `display: "updates"` without its beta header. */
+function betaMissing(rec: RecordedRequest): string | undefined {
+  if (rec.body?.thinking?.display !== 'updates') return undefined
+  const betas = String(rec.headers['anthropic-beta'] ?? '').split(',').map(b => b.trim())
+  return betas.includes('thinking-display-updates-2026-08-18') ? undefined : 'thinking.display: "updates" requires the anthropic-beta header thinking-display-updates-2026-08-18'
+}
+
 export async function startFakeAnthropic(
   script: Reply[] | ((req: RecordedRequest, index: number) => Reply | Promise<Reply>),
   opts: FakeAnthropicOptions = {}
@@ -388,6 +533,7 @@ export async function startFakeAnthropic(
   const otherRequests: RecordedRequest[] = []
   const cache = new CacheModel(opts.minCacheableTokens ?? 0)
   const shouldValidate = opts.validate ?? true
+  const sent: SentLedger = { blocks: new Map(), replies: [], toolUses: new Map() }
   let consumed = 0
   const sockets = new Set<Socket>()
 
@@ -415,7 +561,23 @@ export async function startFakeAnthropic(
       sendJson(res, r.status, body, r.headers)
       return
     }
-    const content = r.content.map(b => (b.type === 'tool_use' && !b.id ? { ...b, id: randomId('toolu_01') } : b))
+    if ('streamError' in r) {
+      const error = { type: r.streamError.type, message: r.streamError.message ?? ERROR_MESSAGES[r.streamError.type] ?? 'Error' }
+      const status = Number(Object.entries(ERROR_TYPES).find(([, t]) => t === error.type)?.[0] ?? 500)
+      if (rec.body?.stream !== true) {
+        rec.status = status
+        sendJson(res, status, { type: 'error', error })
+        return
+      }
+      rec.status = 200
+      rec.error = `stream error: ${error.type}`
+      const content = materialize(r.partial ?? [], rec)
+      const message = { id: randomId('msg_01'), type: 'message', role: 'assistant', model: rec.body?.model, content, stop_reason: null, stop_sequence: null, usage: { ...cache.usage(rec.body), output_tokens: 1 } }
+      sendStream(res, message, { error })
+      return
+    }
+    const cutAt = r.content.findIndex(b => b.type === 'tool_use' && b.cut)
+    const content = materialize(r.content, rec)
     const stop_reason = r.stop_reason ?? (content.some(b => b.type === 'tool_use') ? 'tool_use' : 'end_turn')
     const usage: UsageJson = {
       ...cache.usage(rec.body),
@@ -423,19 +585,47 @@ export async function startFakeAnthropic(
       ...(r.usage ?? {})
     } as UsageJson
     rec.usage = usage
+    const model = String(rec.body?.model ?? 'claude-sonnet-5-5')
     const message = {
       id: randomId('msg_01'),
       type: 'message',
       role: 'assistant',
-      model: r.model ?? rec.body?.model ?? 'claude-sonnet-4-6',
-      content,
+      model: r.model ?? model,
+      content: cutAt === -1 || rec.body?.stream === true ? content : content.map((b, i) => (i === cutAt ? { ...b, input: {} } : b)),
       stop_reason,
       stop_sequence: null,
       usage
     }
+    // Remember what went out, to check what comes back.
+    const replyIndex = sent.replies.length
+    sent.replies.push({ content, json: canonical(content), model, stop: stop_reason })
+    content.forEach((b, position) => {
+      const key = thinkingKey(b as never)
+      if (key !== undefined) sent.blocks.set(key, { json: canonical(b), model, reply: replyIndex, position })
+      if (b.type === 'tool_use') sent.toolUses.set(String((b as { id: string }).id), replyIndex)
+    })
     rec.status = 200
-    if (rec.body?.stream === true) sendStream(res, message)
+    if (rec.body?.stream === true) sendStream(res, message, { cut: cutAt === -1 ? undefined : cutAt })
     else sendJson(res, 200, message)
+  }
+
+  /** Scripted blocks as the API would send them: ids, signatures, and thinking text per the request's display mode. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const materialize = (blocks: ContentBlock[], rec: RecordedRequest): any[] => {
+    const display = rec.body?.thinking?.display ?? 'omitted'
+    return blocks.map(b => {
+      if (b.type === 'tool_use') {
+        // eslint-disable-next-line @typescript-eslint/no-unused-vars
+        const { cut: _cut, ...rest } = b
+        return { ...rest, id: b.id ?? randomId('toolu_01') }
+      }
+      if (b.type === 'thinking') {
+        const shown = display === 'summarized' || (display === 'updates' && b.kind === 'update')
+        return { type: 'thinking', thinking: shown ? b.thinking : '', signature: b.signature ?? randomBytes(48).toString('base64') }
+      }
+      if (b.type === 'redacted_thinking') return { type: 'redacted_thinking', data: b.data ?? randomBytes(64).toString('base64') }
+      return b
+    })
   }
 
   const server = http.createServer((req, res) => {
@@ -484,7 +674,7 @@ export async function startFakeAnthropic(
             return
           }
         }
-        const invalid = parseError ?? (shouldValidate ? validate(body) : undefined)
+        const invalid = parseError ?? (shouldValidate ? (validate(body) ?? validateModern(body, sent) ?? betaMissing(rec)) : undefined)
         if (invalid) {
           rec.status = 400
           rec.error = invalid
@@ -520,6 +710,7 @@ export async function startFakeAnthropic(
     requests,
     otherRequests,
     remaining: () => (typeof script === 'function' ? Infinity : Math.max(0, script.length - consumed)),
+    sent: () => sent.replies.map(r => ({ content: r.content, model: r.model, stop: r.stop })),
     close: () => {
       closed ??= new Promise<void>(resolve => {
         server.close(() => resolve())

@@ -28,13 +28,22 @@ const isIdChar = (c: string | undefined): boolean => c !== undefined && /[a-z0-9
  * `claude-opus-4-20250514` is Opus 4.
  */
 export function priceOf(model: string): ModelPrice | undefined {
+  const key = matchModelKey(model, KEYS)
+  return key === undefined ? undefined : PRICES[key]
+}
+
+/**
+ * The longest of `keys` (bare model ids) that occurs in `model` as a whole segment, the way
+ * priceOf matches: dated ids, `-latest`, Bedrock and Vertex ids, `4.5` spelled with a dot.
+ */
+export function matchModelKey(model: string, keys: readonly string[]): string | undefined {
   // Lower case, and `4.5` written as `4-5` (some gateways spell versions with a dot).
   const id = model.trim().toLowerCase().replace(/(\d)\.(?=\d)/g, '$1-')
   if (!id) return undefined
-  for (const key of KEYS) {
+  for (const key of [...keys].sort((a, b) => b.length - a.length)) {
     let at = id.indexOf(key)
     while (at !== -1) {
-      if (!isIdChar(id[at - 1]) && !isIdChar(id[at + key.length])) return PRICES[key]
+      if (!isIdChar(id[at - 1]) && !isIdChar(id[at + key.length])) return key
       at = id.indexOf(key, at + 1)
     }
   }

@@ -9,6 +9,9 @@ import { emptyUsage, exitReasonOfAbort } from '../types'
 import { addUsage, estimateCost } from './cost'
 import { elideOldToolResults } from './context'
 import { describeModelError, type ModelCall } from './model'
+import { buildRequest, type Effort } from './request'
+import { maxOutputOf } from './limits'
+import { forModel, notesOf } from './thinking'
 
 export const BASH_TOOL: Anthropic.Tool = {
   name: 'bash',
@@ -27,8 +30,19 @@ export interface CommandOutcome {
 }
 
 export type AgentEvent =
-  | { type: 'response'; turn: number; usage: Usage; costUsd: number | null; text: string; stopReason: string }
-  | { type: 'command-start'; turn: number; command: string }
+  | {
+      type: 'response'
+      turn: number
+      usage: Usage
+      costUsd: number | null
+      text: string
+      stopReason: string
+      /** the model's notes in this response (text of its thinking blocks, the progress updates between tool calls); agent text */
+      notes: string[]
+    }
+  | { type: 'command-start'; turn: number; command: string; note?: string }
+  /** the reply stopped at max_tokens in the middle of a tool call: asked again with more room, the cut call not run */
+  | { type: 'retry-longer'; turn: number; maxTokens: number }
   | { type: 'command-end'; turn: number; record: CommandRecord }
   | { type: 'tool-error'; turn: number; message: string }
 
@@ -36,6 +50,14 @@ export interface LoopConfig {
   model: string
   system: string
   maxTokens: number
+  /** output_config.effort; undefined leaves the model's default */
+  effort?: Effort
+  /**
+   * The model that wrote the assistant turns already in `messages` (a continued session);
+   * when it is not `model`, their thinking blocks are left out (they are bound to the model).
+   * Undefined: not known, so they are left out too.
+   */
+  historyModel?: string
   maxTurns: number
   /** epoch ms after which no new turn starts (the caller also aborts `signal` then) */
   deadline?: number
@@ -65,8 +87,12 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
   let error: string | undefined
   const cost = () => estimateCost(config.model, usage)
   const abortReason = (): ExitReason => exitReasonOfAbort(signal.reason)
+  let maxTokens = config.maxTokens
+  let continuing = false
 
   try {
+    // Thinking blocks another model wrote cannot be sent to this one. In place: the caller holds `messages`.
+    if (config.historyModel !== config.model) messages.splice(0, messages.length, ...forModel(messages, config.model, config.historyModel))
     for (;;) {
       if (signal.aborted) {
         exitReason = abortReason()
@@ -75,22 +101,41 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
       if (config.contextBudgetTokens) {
         elideOldToolResults(messages, { budgetTokens: config.contextBudgetTokens, keepRecent: 3 })
       }
-      const response = await deps.callModel(
-        { model: config.model, system: config.system, messages, tools: [BASH_TOOL], max_tokens: config.maxTokens },
-        signal
-      )
+      const request = buildRequest({ model: config.model, system: config.system, messages, tools: [BASH_TOOL], maxTokens, effort: config.effort, continuing })
+      const response = await deps.callModel(request, signal)
       turns++
       addUsage(usage, response.usage)
-      messages.push({ role: 'assistant', content: response.content })
+      const stop = response.stop_reason ?? 'end_turn'
       const text = response.content
         .filter((b): b is Anthropic.TextBlock => b.type === 'text')
         .map(b => b.text)
         .join('\n\n')
         .trim()
+      const notes = response.content.filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking' && b.thinking.trim() !== '').map(b => b.thinking.trim())
+      // A reply cut at max_tokens in the middle of a tool call (its last block, unfinished):
+      // the call is never run and the reply not kept; it is asked again with more room, up
+      // to the model's output limit (as Anthropic's tool-use docs advise). At the limit, the
+      // run ends with max_tokens, the cut call still not in the history.
+      const cut = stop === 'max_tokens' && response.content.at(-1)?.type === 'tool_use'
+      if (!cut) messages.push({ role: 'assistant', content: response.content })
       if (text) finalText = text
-      const stop = response.stop_reason ?? 'end_turn'
-      emit({ type: 'response', turn: turns, usage: { ...usage }, costUsd: cost(), text, stopReason: stop })
+      emit({ type: 'response', turn: turns, usage: { ...usage }, costUsd: cost(), text, stopReason: stop, notes })
 
+      if (cut) {
+        const limit = passedLimit()
+        if (limit) {
+          exitReason = limit
+          break
+        }
+        const larger = Math.min(maxOutputOf(config.model), maxTokens * 2)
+        if (larger <= maxTokens) {
+          exitReason = 'max_tokens'
+          break
+        }
+        maxTokens = larger
+        emit({ type: 'retry-longer', turn: turns, maxTokens })
+        continue
+      }
       if (stop !== 'tool_use' && stop !== 'pause_turn') {
         exitReason = stop
         break
@@ -101,12 +146,15 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
         exitReason = limit
         break
       }
-      if (stop === 'pause_turn') continue // the API paused a long turn: send it back as is
+      // The API paused a long turn: send it back as is (the one assistant turn that may end a request).
+      continuing = stop === 'pause_turn'
+      if (continuing) continue
 
+      const noteBefore = new Map(notesOf(response.content).map(n => [n.before, n.note]))
       const results: ToolResultBlockParam[] = []
-      for (const block of response.content) {
+      for (const [i, block] of response.content.entries()) {
         if (block.type !== 'tool_use') continue
-        results.push(await runTool(block))
+        results.push(await runTool(block, noteBefore.get(i)))
       }
       messages.push({ role: 'user', content: results })
       if (signal.aborted) {
@@ -132,7 +180,7 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
     return undefined
   }
 
-  async function runTool(block: Anthropic.ToolUseBlock): Promise<ToolResultBlockParam> {
+  async function runTool(block: Anthropic.ToolUseBlock, note: string | undefined): Promise<ToolResultBlockParam> {
     const fail = (message: string): ToolResultBlockParam => {
       emit({ type: 'tool-error', turn: turns, message })
       return { type: 'tool_result', tool_use_id: block.id, content: message, is_error: true }
@@ -143,8 +191,9 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
       return fail('Error: the bash tool needs a "command" string.')
     }
     if (signal.aborted) return fail('Error: not run; the run was stopped.')
-    emit({ type: 'command-start', turn: turns, command })
+    emit({ type: 'command-start', turn: turns, command, ...(note ? { note } : {}) })
     const outcome = await deps.runCommand(command, signal)
+    if (note) outcome.record.note = note
     commands.push(outcome.record)
     emit({ type: 'command-end', turn: turns, record: outcome.record })
     return { type: 'tool_result', tool_use_id: block.id, content: outcome.content, is_error: outcome.isError || undefined }

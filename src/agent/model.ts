@@ -1,10 +1,11 @@
-// The Messages API at the edge: the SDK client, cache breakpoints, and errors
+// The Messages API at the edge: the SDK client, cache breakpoints, streaming, and errors
 // turned into one sentence a user can act on.
 import Anthropic from '@anthropic-ai/sdk'
 import type { Message, MessageCreateParams } from '../types'
 import { withCacheBreakpoints } from './cache'
 import { inertRequest } from '../report/inert'
 import { messageOf } from '../util'
+import { ForbiddenRequestError, forbiddenSettings, headersFor } from './request'
 
 export type ModelCall = (params: MessageCreateParams, signal: AbortSignal) => Promise<Message>
 
@@ -33,8 +34,58 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     defaultHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : undefined,
     maxRetries: opts.maxRetries ?? MAX_RETRIES
   })
-  // Every string of the request made well-formed (a lone surrogate the model wrote and we echo would be refused).
-  return (params, signal) => client.messages.create(withCacheBreakpoints(inertRequest(params)), { signal })
+  const maxRetries = opts.maxRetries ?? MAX_RETRIES
+  return async (params, signal) => {
+    const body = withCacheBreakpoints(inertRequest(params))
+    const refused = forbiddenSettings(body)
+    if (refused.length) throw new ForbiddenRequestError(`The request would carry ${refused.join(', ')}, which today's models refuse; it was not sent.`)
+    // Streamed: thinking counts as output, and this SDK refuses a non-streaming request whose
+    // max_tokens could take longer than ten minutes (above ~21,333). The SDK retries a failing
+    // HTTP answer itself; an error that arrives inside the stream (`event: error`, e.g.
+    // overloaded_error) is retried here the same number of times.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // The cast: `thinking.display: "updates"` is newer than this SDK's non-beta types.
+        const stream = client.messages.stream(body as unknown as Anthropic.MessageStreamParams, { signal, headers: headersFor(body) })
+        return await stream.finalMessage()
+      } catch (error) {
+        if (signal.aborted || attempt >= maxRetries || !retriableInStream(error)) throw error
+        await sleep(backoffMs(attempt), signal)
+      }
+    }
+  }
+}
+
+/** An error event inside a stream (no HTTP status) of a kind the SDK would retry as a status. */
+function retriableInStream(error: unknown): boolean {
+  if (!(error instanceof Anthropic.APIError) || error.status !== undefined) return false
+  return ['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error'].includes(errorType(error) ?? '')
+}
+
+function errorType(error: InstanceType<typeof Anthropic.APIError>): string | undefined {
+  const body = error.error as { error?: { type?: unknown }; type?: unknown } | undefined
+  const t = body?.error?.type ?? body?.type
+  return typeof t === 'string' ? t : undefined
+}
+
+/** 0.5, 1, 2, 4 s with up to 25% less (jitter), as the SDK backs off. */
+function backoffMs(attempt: number): number {
+  return Math.min(8000, 500 * 2 ** attempt) * (1 - Math.random() * 0.25)
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 function detail(e: InstanceType<typeof Anthropic.APIError>): string {
@@ -42,6 +93,12 @@ function detail(e: InstanceType<typeof Anthropic.APIError>): string {
   const m = body?.error?.message ?? body?.message
   const text = typeof m === 'string' && m ? m : e.message
   return text.length > 300 ? `${text.slice(0, 300)}…` : text
+}
+
+/** A 400 whose message says the model was retired or deprecated (or names it as no longer served). */
+function retiredModel(error: InstanceType<typeof Anthropic.APIError>, model: string): boolean {
+  const text = detail(error).toLowerCase()
+  return /\b(retired|deprecated|end[- ]of[- ]life|no longer (available|supported|served))\b/.test(text) && (text.includes('model') || text.includes(model.toLowerCase()))
 }
 
 /** The innermost cause's code or message (undici hides ECONNREFUSED two levels down). */
@@ -69,6 +126,9 @@ export function describeModelError(error: unknown, model: string): string {
   if (error instanceof Anthropic.NotFoundError) {
     return `The model API does not know the model "${model}" or the endpoint (404 ${detail(error)}): check the model input and anthropic-base-url.`
   }
+  if (error instanceof Anthropic.BadRequestError && retiredModel(error, model)) {
+    return `The model "${model}" is retired or deprecated (400 ${detail(error)}): set the model input to a current model, such as claude-sonnet-5-5.`
+  }
   if (error instanceof Anthropic.BadRequestError) {
     return `The model API rejected the request as invalid (400 ${detail(error)}).`
   }
@@ -84,6 +144,10 @@ export function describeModelError(error: unknown, model: string): string {
   }
   if (error instanceof Anthropic.APIError) {
     const status = error.status
+    if (status === undefined && retriableInStream(error)) {
+      const kind = errorType(error) === 'overloaded_error' ? 'overloaded' : 'failing'
+      return `The model API was ${kind} (${errorType(error)} in the stream: ${detail(error)}) ${retried}.`
+    }
     if (status === 402) return `The model API refused the request for billing reasons (402 ${detail(error)}): check the account's credit.`
     if (status === 413) return `The model API refused the request as too large (413 ${detail(error)}).`
     if (typeof status === 'number' && status >= 400 && status < 500 && ![408, 409, 429].includes(status)) {
@@ -93,6 +157,7 @@ export function describeModelError(error: unknown, model: string): string {
     const kind = status === 529 ? 'overloaded' : 'failing'
     return `The model API was ${kind} (${status} ${detail(error)}) ${retried}.`
   }
+  if (error instanceof ForbiddenRequestError) return error.message
   if (error instanceof Anthropic.AnthropicError) {
     return `The model request failed: ${error.message}`
   }

@@ -2,11 +2,11 @@
 //
 // Source: Anthropic's pricing page (https://platform.claude.com/docs/en/about-claude/pricing)
 // and the per-model overview pages (https://platform.claude.com/docs/en/models/<model>/overview).
-// Checked 2026-12-02.
+// Checked 2026-12-03 (Sonnet 5.5 $2/$10 with $0.10 cache reads; Fable/Mythos 5.2, released 2026-11-09, $8/$40).
 //
 // - cacheWrite is the 5-minute-TTL cache write (1.25x input); 1-hour writes are not modelled.
 // - cacheRead is the published cache-hit price. It is 0.1x input for most models, but lower for
-//   some recent ones: Fable/Mythos 5.1 (0.025x), Opus 5.5 and Sonnet 5.5 (0.05x; the Sonnet 5.5
+//   some recent ones: Fable/Mythos 5.2 and 5.1 (0.025x), Opus 5.5 and Sonnet 5.5 (0.05x; the Sonnet 5.5
 //   cut to $0.10 applies from 2026-10-07).
 // - Long-context premium pricing (requests over 200K input tokens on the models that have one)
 //   is not modelled, and neither are Batch, fast-mode, US-only-inference or data-residency rates.
@@ -32,6 +32,8 @@ const K200 = 200_000
 
 export const PRICES: Readonly<Record<string, ModelPrice>> = {
   // Fable / Mythos (Mythos is limited availability; same prices as the Fable of the same version)
+  'claude-fable-5-2': { input: 8, output: 40, cacheWrite: 10, cacheRead: 0.2, contextWindow: M },
+  'claude-mythos-5-2': { input: 8, output: 40, cacheWrite: 10, cacheRead: 0.2, contextWindow: M },
   'claude-fable-5-1': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25, contextWindow: M },
   'claude-mythos-5-1': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 0.25, contextWindow: M },
   'claude-fable-5': { input: 10, output: 50, cacheWrite: 12.5, cacheRead: 1, contextWindow: M },

@@ -98,7 +98,9 @@ export function renderCommand(rec: CommandRecord, index: number, maxOutput: numb
   const output = trimMiddle(rec.output, maxOutput, 'trimmed here; the job summary has the whole output')
   // A command can be long too (a heredoc writing a file): the comment shows its head and tail.
   const command = trimMiddle(rec.command, maxOutput, 'of the command trimmed here; the job summary has all of it')
-  return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${inert.code(`$ ${command}\n${output}`, 'console')}\n`
+  // The model's note before the command (agent text) goes in the same fence, as comment lines above it.
+  const note = rec.note ? trimMiddle(rec.note, maxOutput, 'of the note trimmed here').replace(/^/gm, '# ') + '\n' : ''
+  return `${icon} **${index + 1}** · ${status} · ${(rec.durationMs / 1000).toFixed(1)} s${rec.truncated ? ' · output cut' : ''}\n\n${inert.code(`${note}$ ${command}\n${output}`, 'console')}\n`
 }
 
 /**
@@ -282,7 +284,10 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
     const mark = c.exitCode === 0 && !c.timedOut && !c.blocked ? '✅' : '⚠️'
     const first = c.command.split('\n')[0]
     const cmd = first.length > 120 ? `${headOf(first, 120)}…` : first
-    return `${mark} ${inert.inline(cmd)} · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
+    // The model's note (agent text): one line, inert like the command.
+    const flat = c.note?.replace(/\s+/g, ' ').trim()
+    const note = flat ? `💬 ${inert.inline(flat.length > 200 ? `${headOf(flat, 200)}…` : flat)}\n` : ''
+    return `${note}${mark} ${inert.inline(cmd)} · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
   })
   if (current !== undefined) {
     const first = current.split('\n')[0]

@@ -70,6 +70,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
           model: settings.model,
           system: rec.system,
           maxTokens: settings.maxTokens,
+          effort: settings.effort,
           maxTurns: settings.maxTurns,
           deadline: control.deadline,
           maxCostUsd: settings.maxCostUsd,

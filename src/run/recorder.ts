@@ -29,6 +29,8 @@ export class Recorder {
   running: { command: string; since: number } | undefined
   /** called after every event (the progress comment listens) */
   onChange: () => void = () => {}
+  /** called when the loop raised max_tokens after a cut tool call (the report's limits follow) */
+  onMaxTokens: (maxTokens: number) => void = () => {}
   private lastSave = 0
   private timer: NodeJS.Timeout | undefined
   private closed = false
@@ -67,12 +69,16 @@ export class Recorder {
       out.logAgent(`Turn ${e.turn}: ${e.stopReason}${e.text ? ` — ${e.text.slice(0, 200)}` : ''}`)
     } else if (e.type === 'command-start') {
       this.running = { command: e.command, since: Date.now() }
+      if (e.note) out.logAgent(`💬 ${e.note}`)
       out.logAgent(`$ ${e.command}`)
     } else if (e.type === 'command-end') {
       this.running = undefined
       live.commands.push(e.record)
       const r = e.record
       out.log(`  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`)
+    } else if (e.type === 'retry-longer') {
+      this.onMaxTokens(e.maxTokens)
+      out.log(`Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`)
     } else {
       out.warn(e.message)
     }
