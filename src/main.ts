@@ -6,6 +6,7 @@
 import * as core from '@actions/core'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { readSettings, SettingsError, type Settings } from './settings'
@@ -27,6 +28,7 @@ import { renderFinal, renderProgress, headline, runUrlOf, type Outcome, type Rep
 import { publish, setOutputs } from './report/publish'
 import { writeTranscript, type Transcript } from './transcript'
 import { permissionViaFetch, proxyConfigured } from './report/permission'
+import { handBack, readBase, setChangesOutputs, localExec, targetOf, baseBranchOf, type ChangesReport } from './changes'
 import { emptyUsage, stoppedRecord, type ExitReason, type MessageParam, type RunResult } from './types'
 
 /** The agent stops this long before timeout-minutes to leave time for the report. */
@@ -160,7 +162,7 @@ export async function main(): Promise<void> {
     warn(`max-cost-usd cannot be enforced: the prices of model "${settings.model}" are not known, so the run has no cost estimate.`)
   }
 
-  const { eventName, payload } = readEvent()
+  const { eventName, payload } = readEvent() // payload also used by the hand-back (changes)
   const decision = decide(eventName, payload, settings)
   if (!decision.run) return skip(decision.reason)
   const task = decision.task
@@ -319,6 +321,7 @@ export async function main(): Promise<void> {
   }
 
   let sandboxReady: Promise<Sandbox> | undefined
+  let baseReady: Promise<Awaited<ReturnType<typeof readBase>>> | undefined
   let sandbox: Sandbox | undefined
   let result: RunResult
   try {
@@ -326,6 +329,7 @@ export async function main(): Promise<void> {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
     messages.push({ role: 'user', content: stripHidden(task.prompt) })
+    baseReady = readBase(workspace, localExec).catch(() => undefined) // changes: the starting commit, read before any command
     sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
     sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
@@ -398,7 +402,29 @@ export async function main(): Promise<void> {
   phase = 'finishing'
   await startGitHub() // at once when the run ended before its first request was sent
   await releaseSandbox()
+  meta.changes = await handBackChanges() // changes: compute, check, apply, commit (src/changes)
   await finish(result, task)
+
+  /** The agent's work handed back (src/changes), within what time is left; never throws. */
+  async function handBackChanges(): Promise<ChangesReport> {
+    const budget = signalAt !== undefined ? 3000 : Math.min(120_000, Math.max(5000, (hardEnd - Date.now()) / 2))
+    const runId = process.env.GITHUB_RUN_ID ?? 'local'
+    const work = handBack({
+      mode: settings.changes,
+      base: await within(baseReady ?? Promise.resolve(undefined), budget, undefined),
+      workspace,
+      workdir: workspace,
+      exec: localExec,
+      containsSecret: text => redactor.contains(text),
+      patchDir: process.env.RUNNER_TEMP || tmpdir(),
+      patchName: `bash-agent-${runId}-${startedAt}.patch`,
+      commit: token && repo ? async () => ({ octokit: await getOctokit(), repo, target: targetOf(task), runId, runAttempt: process.env.GITHUB_RUN_ATTEMPT, runUrl, serverUrl: process.env.GITHUB_SERVER_URL, task: task.prompt, baseBranch: baseBranchOf(process.env, payload), log }) : undefined,
+      noCommit: signalAt !== undefined ? 'the run was cancelled' : undefined,
+      log,
+      warn
+    }).catch((e: unknown): ChangesReport => ({ kind: 'failed', why: messageOf(e) }))
+    return within(work, budget, { kind: 'failed', why: `no time was left to hand the changes back (${Math.round(budget / 1000)} s)` } as ChangesReport)
+  }
 
   /**
    * The loop's result. Once the run is stopped the loop normally ends at once
@@ -459,6 +485,7 @@ export async function main(): Promise<void> {
     // A reaction still going (it is retried once) gets a moment, so its failure shows in the log.
     await within(reaction, signalAt !== undefined ? 500 : 3000, undefined)
     setOutputs(r, redact, { transcript: transcriptPath, commentUrl: out.commentUrl })
+    setChangesOutputs(final.changes, redact)
     // Without this the post step finishes the report (it tries the comment again).
     if (!comment || out.commentUrl) core.saveState('done', 'true')
     if (out.commentUrl) log(`Report: ${out.commentUrl}`)

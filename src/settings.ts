@@ -1,6 +1,7 @@
 // Every input read and validated once. A bad value fails the step with one
 // line naming the input, before any network call.
 import * as core from '@actions/core'
+import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-4-6'
@@ -28,6 +29,8 @@ export interface Settings {
   sandbox: SandboxMode
   timeoutMinutes: number
   maxCostUsd: number | undefined
+  /** what becomes of the agent's changes (src/changes) */
+  changes: ChangesMode
 }
 
 export class SettingsError extends Error {}
@@ -60,6 +63,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`Input sandbox must be "user" or "none", got "${sandbox}".`)
   }
   const issue = input('issue-number')
+  const changes = (input('changes') || 'apply').trim().toLowerCase() as ChangesMode
+  if (!CHANGES_MODES.includes(changes)) {
+    throw new SettingsError(`Input changes must be one of ${CHANGES_MODES.map(m => `"${m}"`).join(', ')}, got "${changes}".`)
+  }
 
   return {
     task: input('task').trim(),
@@ -79,7 +86,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     appendSystemPrompt: input('append-system-prompt').trim(),
     sandbox,
     timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
-    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd'))
+    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
+    changes
   }
 }
 

@@ -5,6 +5,8 @@ import { MARKER } from '../trigger'
 import { fenceFor, neutraliseMentions, stripImages } from '../untrusted'
 import type { CommandRecord, ExitReason, MessageParam, RunResult, Usage } from '../types'
 import { formatUsd } from '../agent/cost'
+import { renderChanges, CHANGES_COMMENT_SHARE, CHANGES_SUMMARY_SHARE } from '../changes/render'
+import type { ChangesReport } from '../changes'
 
 export const COMMENT_LIMIT = 65536
 export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
@@ -23,6 +25,8 @@ export interface ReportMeta {
   sandbox: string
   limits: { maxTurns: number; timeoutMinutes: number; maxCostUsd?: number; maxTokens: number }
   elapsedMs: number
+  /** the agent's changes (src/changes), shown after the final text */
+  changes?: ChangesReport
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
@@ -251,29 +255,30 @@ function details(summary: string, inner: string): string {
 
 /** The final comment: headline, the model's final text, the command log, the footer. */
 export function renderFinal(o: Outcome, meta: ReportMeta, limit = COMMENT_LIMIT): string {
-  return renderReport(o, meta, limit, COMMENT_OUTPUT_CHARS, 'the job summary')
+  return renderReport(o, meta, limit, COMMENT_OUTPUT_CHARS, 'the job summary', CHANGES_COMMENT_SHARE)
 }
 
 /** The job summary: the same report with every command's whole output. */
 export function renderSummary(o: Outcome, meta: ReportMeta): string {
-  return renderReport(o, meta, SUMMARY_LIMIT, Number.MAX_SAFE_INTEGER, 'the transcript artifact')
+  return renderReport(o, meta, SUMMARY_LIMIT, Number.MAX_SAFE_INTEGER, 'the transcript artifact', CHANGES_SUMMARY_SHARE)
 }
 
-function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string): string {
+function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string, changesShare: number): string {
   const head = headline(o, meta)
   let text = stripImages(neutraliseMentions(o.finalText.trim()))
   if (!text && !head) text = '_The agent finished without a final message._'
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
-  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
+  const fixed = [MARKER, head ?? '', '', changes, details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
   text = fitText(text, Math.max(0, limit - fixed - 2000))
   const logBudget = limit - fixed - text.length
   const log = o.commands.length
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
-  return [MARKER, head, text, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [MARKER, head, text, changes, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
 
 /** The progress comment while the agent works. */
