@@ -273,7 +273,8 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(existsSync(join(r.ws, 'leak.txt'))).toBe(false)
     expect(existsSync(join(r.ws, 'leak64.txt'))).toBe(false)
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
-    for (const body of [r.comment, r.run.summary, r.run.stdout]) expect(body).not.toContain(API_KEY)
+    const log = r.run.stdout.replace(/^::add-mask::.*$/gm, '') // the mask itself is how the runner learns the secret
+    for (const body of [r.comment, r.run.summary, log, JSON.stringify(r.run.outputs)]) expect(body).not.toContain(API_KEY)
     expect(r.run.outputs['changed-files']).toBe('1')
   }, 120_000)
 
