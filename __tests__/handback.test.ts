@@ -91,6 +91,7 @@ async function handback(s: {
       timeoutMs: 90_000
     })
     const comments = [...gh.comments.values()] as FakeComment[]
+    if (process.env.SHOW_COMMENT) console.log(comments[0]?.body)
     expect(comments).toHaveLength(1)
     return { run, gh, db, base, ws, comment: comments[0].body }
   } finally {
@@ -346,6 +347,27 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(await r.db.branch('feature')).not.toBe(r.run.outputs['commit-sha'])
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
     expect(r.comment).toContain("The pull request's branch `feature` moved on while the changes were committed, so they went to a new branch")
+  }, 120_000)
+
+  it('a pull request head already ahead of the starting commit: compared, a new branch, and the report says so', async () => {
+    const r = await handback({
+      changes: 'branch',
+      onPullRequest: true,
+      pulls: base => [{ number: ISSUE, head: { ref: 'feature', sha: base, repo: REPO }, base: { ref: 'main' } }],
+      setup: async (db, _gh, base) => {
+        const tree = (await db.git(['rev-parse', `${base}^{tree}`])).toString().trim()
+        const moved = (await db.git(['commit-tree', tree, '-p', base, '-m', 'pushed before the run looked'])).toString().trim()
+        await db.git(['update-ref', 'refs/heads/feature', moved])
+        const pull = db.pulls.get(ISSUE) as FakePull
+        pull.head.sha = moved
+      },
+      script: [bash(FIX)]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs.branch).toBe(`agent/issue-${ISSUE}-1234`)
+    expect(r.gh.requests.some(q => q.route === 'compareCommits' && q.status === 200)).toBe(true)
+    expect(r.gh.requests.some(q => q.method === 'PATCH' && /git\/refs/.test(q.path))).toBe(false)
+    expect(r.comment).toContain("The pull request's branch `feature` moved on since the run started, so the changes went to a new branch")
   }, 120_000)
 
   it('403 on ref creation: the report names the missing permission, the diff is still there, the step succeeds', async () => {

@@ -407,7 +407,7 @@ export async function main(): Promise<void> {
 
   /** The agent's work handed back (src/changes), within what time is left; never throws. */
   async function handBackChanges(): Promise<ChangesReport> {
-    const budget = signalAt !== undefined ? 3000 : Math.min(120_000, Math.max(5000, (hardEnd - Date.now()) / 2))
+    const budget = signalAt !== undefined ? 2000 : Math.min(120_000, Math.max(5000, (hardEnd - Date.now()) / 2))
     const runId = process.env.GITHUB_RUN_ID ?? 'local'
     const work = handBack({
       mode: settings.changes,

@@ -13,6 +13,8 @@
 //   POST  /repos/{o}/{r}/issues/comments/{id}/reactions           201 (200 when it already exists)
 //   POST  /repos/{o}/{r}/pulls/comments/{id}/reactions            201 (200 when it already exists)
 //   POST  /repos/{o}/{r}/issues/{n}/reactions                     201 (200 when it already exists)
+// More routes come in through `routes` (fake-git-db.ts: the Git database, refs,
+// pulls and compare, kept in a real bare repository).
 // Anything else: 404 {message:'Not Found'}, recorded in `requests` and `unexpected`.
 // A request without an Authorization header gets 401 'Requires authentication'
 // (with `acceptTokens`, any other token gets 401 'Bad credentials').

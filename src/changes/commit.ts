@@ -5,6 +5,7 @@
 // the result says what is missing, the diff stays in the report.
 import type { Octokit, Repo } from '../report/github'
 import type { FileChange, Patch } from './patch'
+import { inlineCode } from './render'
 
 export interface CommitTarget {
   /** the issue the run answers (not a pull request) */
@@ -130,8 +131,8 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
         }
         notes.push(
           moved
-            ? `the pull request's branch \`${pr.head.ref}\` moved on since the run started, so the changes went to a new branch`
-            : `the run did not start from the head of the pull request's branch \`${pr.head.ref}\`, so the changes went to a new branch`
+            ? `the pull request's branch ${inlineCode(pr.head.ref)} moved on since the run started, so the changes went to a new branch`
+            : `the run did not start from the head of the pull request's branch ${inlineCode(pr.head.ref)}, so the changes went to a new branch`
         )
       }
     } catch (e) {
@@ -190,7 +191,11 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrl}/pull/${head.number}`, created: false } }
     } catch (e) {
       if (statusOf(e) !== 422) return { kind: 'not-committed', why: explain(e, 'contents'), notes }
-      notes.push(`the pull request's branch \`${head.ref}\` moved on while the changes were committed, so they went to a new branch`)
+      notes.push(
+        /fast.forward/i.test(messageOf(e))
+          ? `the pull request's branch ${inlineCode(head.ref)} moved on while the changes were committed, so they went to a new branch`
+          : `the pull request's branch ${inlineCode(head.ref)} could not be updated (${messageOf(e)}), so the changes went to a new branch`
+      )
     }
   }
 

@@ -14,6 +14,7 @@ export const CHANGES_SUMMARY_SHARE = 0.6
 
 /** A path as one safe line: C-quoted (JSON) when it holds control characters, quotes or backslashes. */
 export function showPath(path: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this looks for
   return /[\u0000-\u001f\u007f-\u009f"\\\u2028\u2029]/.test(path) ? JSON.stringify(path) : path
 }
 
@@ -81,15 +82,15 @@ function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[]
     lines.push(`⚠️ ${plural(a.failed.length, 'file')} could not be applied to the workspace:`, fenced(a.failed.map(f => `${showPath(f.path)}: ${f.why}`).join('\n'), 'text'))
   } else if (a) lines.push(a.kind === 'in-place' ? 'The agent worked in the workspace: the changes are there for later steps.' : 'Applied to the workspace for later steps.')
   const h = r.handback
-  if (r.notCommitted) lines.push(`⚠️ **Not committed**: ${r.notCommitted}.`)
-  if (h?.kind === 'not-committed') lines.push(`⚠️ **Not committed**: ${h.why}.`)
+  if (r.notCommitted) lines.push(`⚠️ **Not committed**: ${neutraliseMentions(r.notCommitted)}.`)
+  if (h?.kind === 'not-committed') lines.push(`⚠️ **Not committed**: ${neutraliseMentions(h.why)}.`)
   if (h?.kind === 'committed') {
     const where = h.onHead ? `the pull request's branch [${inlineCode(h.branch)}](${h.branchUrl})` : `the branch [${inlineCode(h.branch)}](${h.branchUrl})`
     lines.push(`✅ Committed ${inlineCode(h.sha.slice(0, 12))} to ${where} ([compare](${h.compareUrl})).`)
     if (h.pullRequest) lines.push(`${h.pullRequest.created ? 'Draft pull request' : 'Pull request'}: [#${h.pullRequest.number}](${h.pullRequest.url}).`)
-    if (h.pullRequestError) lines.push(`⚠️ **No pull request**: ${h.pullRequestError}; the [compare](${h.compareUrl}) page can open one.`)
+    if (h.pullRequestError) lines.push(`⚠️ **No pull request**: ${neutraliseMentions(h.pullRequestError)}; the [compare](${h.compareUrl}) page can open one.`)
   }
-  for (const n of h?.notes ?? []) lines.push(`ℹ️ ${n[0].toUpperCase()}${n.slice(1)}.`)
+  for (const n of h?.notes ?? []) lines.push(`ℹ️ ${neutraliseMentions(n[0].toUpperCase() + n.slice(1))}.`)
   return lines
 }
 
