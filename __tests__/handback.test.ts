@@ -75,6 +75,7 @@ async function handback(s: {
   pulls?: (base: string) => FakePull[]
   setup?: (db: FakeGitDb, gh: FakeGitHub, base: string) => Promise<void> | void
   env?: Record<string, string>
+  inputs?: Record<string, string>
 }): Promise<Handback> {
   const { dir: ws, base } = makeWorkspace()
   const db = await createFakeGitDb(ws, { repo: REPO, pulls: s.pulls?.(base) })
@@ -85,7 +86,7 @@ async function handback(s: {
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent fix the add function', issueNumber: ISSUE, onPullRequest: s.onPullRequest }),
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none', changes: s.changes ?? 'apply' },
+      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none', changes: s.changes ?? 'apply', ...s.inputs },
       env: { GITHUB_API_URL: gh.url, ...s.env },
       workspace: ws,
       timeoutMs: 90_000
@@ -233,6 +234,15 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(r.run.outputs['pull-request-url']).toBe('')
     expect(r.db.created.pulls).toEqual([])
     expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['src/add.js', 'docs/new.md', 'remove-me.txt', 'old-name.txt', 'new-name.txt', 'run.sh', 'link-to-add', 'logo.bin', 'added.bin'])
+  }, 120_000)
+
+  it('a run stopped at a limit still hands its work back', async () => {
+    const r = await handback({ script: [bash(FIX), bash('echo never run')], changes: 'branch', inputs: { 'max-turns': '2' } })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs['exit-reason']).toBe('max_turns')
+    expect(r.comment).toContain('Stopped at the turn limit')
+    expect(r.comment).toContain('+  return a + b')
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
   }, 120_000)
 
   it('no change at all: no branch, no commit, "No changes" in the report, changed-files 0', async () => {

@@ -418,7 +418,7 @@ export async function main(): Promise<void> {
       containsSecret: text => redactor.contains(text),
       patchDir: process.env.RUNNER_TEMP || tmpdir(),
       patchName: `bash-agent-${runId}-${startedAt}.patch`,
-      commit: token && repo ? async () => ({ octokit: await getOctokit(), repo, target: targetOf(task), runId, runAttempt: process.env.GITHUB_RUN_ATTEMPT, runUrl, serverUrl: process.env.GITHUB_SERVER_URL, task: task.prompt, baseBranch: baseBranchOf(process.env, payload), log }) : undefined,
+      commit: token && repo ? async () => ({ octokit: await getOctokit(), repo, target: targetOf(task), runId, runAttempt: process.env.GITHUB_RUN_ATTEMPT, runUrl, serverUrl: process.env.GITHUB_SERVER_URL, task: task.prompt, baseBranch: baseBranchOf(process.env, payload), log, deadline: Date.now() + budget - 1000 }) : undefined,
       noCommit: signalAt !== undefined ? 'the run was cancelled' : undefined,
       log,
       warn

@@ -30,6 +30,8 @@ export interface CommitOptions {
   /** the branch a new pull request targets (when the run answers no pull request) */
   baseBranch: string
   log: (message: string) => void
+  /** no request is started after this time (ms since the epoch): the report must not wait, nor be overtaken by a late commit */
+  deadline?: number
 }
 
 export type Handback =
@@ -74,7 +76,7 @@ export function explain(e: unknown, doing: 'contents' | 'pulls'): string {
       ? `the github-token may not write to the repository (HTTP ${status}): give the job \`permissions: contents: write\``
       : `the github-token may not open pull requests (HTTP ${status}): give the job \`permissions: pull-requests: write\``
   }
-  return `GitHub answered ${status ? `HTTP ${status}: ` : ''}${text}`
+  return status ? `GitHub answered HTTP ${status}: ${text}` : text
 }
 
 /** Text that is valid UTF-8 can travel inline in the tree; anything else goes as a base64 blob. */
@@ -95,6 +97,9 @@ function firstLine(task: string, max: number): string {
 /** Commits the patch's files (workflow files excepted); never throws. */
 export async function commitPatch(o: CommitOptions): Promise<Handback> {
   const notes: string[] = []
+  const inTime = () => {
+    if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
+  }
   const workflows = o.patch.files.filter(f => f.workflow)
   if (workflows.length) notes.push(`${workflows.length} change${workflows.length === 1 ? '' : 's'} under .github/workflows/ ${workflows.length === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`)
   const files = o.patch.files.filter(f => !f.workflow)
@@ -161,6 +166,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       }
       tree.push(await entryFor(o, f))
     }
+    inTime()
     const { data: newTree } = await octokit.rest.git.createTree({ ...repo, base_tree: base.tree.sha, tree })
     const issue = o.target.issueNumber ?? o.target.pullNumber
     const message = [
@@ -168,6 +174,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       '',
       `Changes made by the bash agent${issue !== undefined ? ` for #${issue}` : ''}${o.runUrl ? ` in ${o.runUrl}` : ''}.`
     ].join('\n')
+    inTime()
     const { data: commit } = await octokit.rest.git.createCommit({ ...repo, message, tree: newTree.sha, parents: [o.patch.baseSha] })
     commitSha = commit.sha
   } catch (e) {
@@ -201,6 +208,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
 
   const branch = branchName(o.target, o.runId, o.runAttempt)
   try {
+    inTime()
     await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commitSha })
   } catch (e) {
     return { kind: 'not-committed', why: explain(e, 'contents'), notes }
@@ -215,6 +223,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     ]
       .filter(Boolean)
       .join('\n\n')
+    inTime()
     const { data: pr } = await octokit.rest.pulls.create({ ...repo, title: firstLine(o.task, 100), head: branch, base: into, body, draft: true })
     return { ...result, pullRequest: { number: pr.number, url: pr.html_url, created: true } }
   } catch (e) {
@@ -228,6 +237,7 @@ async function entryFor(o: CommitOptions, f: FileChange): Promise<TreeEntry> {
   const mode = modeOf(f.newMode)
   const text = asUtf8(content)
   if (text !== undefined) return { path: f.path, mode, type: 'blob', content: text }
+  if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
   const { data: blob } = await o.octokit.rest.git.createBlob({ ...o.repo, content: content.toString('base64'), encoding: 'base64' })
   return { path: f.path, mode, type: 'blob', sha: blob.sha }
 }
