@@ -13,7 +13,7 @@ import { applyPatch, safeRelative } from '../src/changes/apply'
 import { checkLimits, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
 import { readBase, localExec, type ChangesReport } from '../src/changes'
 import { renderChanges } from '../src/changes/render'
-import { openFence } from '../src/report/render'
+import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
 import { Redactor } from '../src/report/redact'
 
 const dirs: string[] = []
@@ -183,5 +183,30 @@ describe('the Changes section', () => {
     expect(md).toMatch(/more \(the job summary and the patch file have them all\)/)
     expect(md).toMatch(/of the diff left out here; the job summary and the patch file have it whole/)
     expect(openFence(md)).toBeUndefined()
+  })
+})
+
+describe('the Changes section in the whole report', () => {
+  const files = Array.from({ length: 2000 }, (_, i): FileChange => ({ path: `many/f${i}.txt`, status: 'added', newMode: '100644', newSha: 'e'.repeat(40), binary: false, additions: 1, deletions: 0, workflow: false }))
+  const diff = files.map(f => `diff --git a/${f.path} b/${f.path}\nnew file mode 100644\n--- /dev/null\n+++ b/${f.path}\n@@ -0,0 +1 @@\n+${'x'.repeat(2000)}\n`).join('')
+  const changes: ChangesReport = { kind: 'computed', mode: 'apply', patch: { baseSha: 'c'.repeat(40), files, heldBack: [], diff }, applied: { kind: 'in-place' } }
+  const meta: ReportMeta = { model: 'm', sandbox: 'none', limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000 }, elapsedMs: 1, changes }
+  const commands = Array.from({ length: 300 }, (_, i) => ({ command: `echo ${i}`, exitCode: 0, durationMs: 1, output: 'y'.repeat(3000), truncated: false, timedOut: false, blocked: false }))
+  const o = { finalText: 'F'.repeat(70_000), exitReason: 'end_turn', turns: 3, commands, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, costUsd: null }
+
+  it('a huge diff, log and final text together stay within 65,536 characters; order: final text, Changes, Commands', () => {
+    const md = renderFinal(o, meta)
+    expect([...md].length).toBeLessThanOrEqual(COMMENT_LIMIT)
+    const at = (s: string) => md.indexOf(s)
+    expect(at('FFFF')).toBeGreaterThan(0)
+    expect(at('### Changes')).toBeGreaterThan(at('FFFF'))
+    expect(at('<summary>Commands (300)</summary>')).toBeGreaterThan(at('### Changes'))
+    expect(md).toContain('2,000 files changed')
+    expect(md.length - md.replace(/### Changes[\s\S]*?(?=\n\n<details><summary>Commands)/, '').length).toBeLessThanOrEqual(COMMENT_LIMIT / 4)
+  })
+
+  it('the summary lists every file', () => {
+    const md = renderSummary({ ...o, finalText: 'done', commands: [] }, meta)
+    for (const i of [0, 1000, 1999]) expect(md).toContain(`A many/f${i}.txt  +1 −0`)
   })
 })

@@ -3,7 +3,7 @@
 // the action through the Git database of the fake GitHub (a real bare
 // repository standing for the repository on GitHub). Every committed tree is
 // checked entry by entry against the agent's copy (with `sandbox: none` the
-// workspace is the copy).
+// workspace is the copy). HANDBACK_SANDBOX=user runs them with the user sandbox.
 import { afterAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
@@ -86,7 +86,7 @@ async function handback(s: {
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent fix the add function', issueNumber: ISSUE, onPullRequest: s.onPullRequest }),
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none', changes: s.changes ?? 'apply', ...s.inputs },
+      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: process.env.HANDBACK_SANDBOX ?? 'none', changes: s.changes ?? 'apply', ...s.inputs },
       env: { GITHUB_API_URL: gh.url, ...s.env },
       workspace: ws,
       timeoutMs: 90_000
