@@ -108,7 +108,7 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
       warn(`Changes: could not write the patch file: ${messageOf(e)}`)
     }
   }
-  if (o.mode !== 'none') {
+  if (o.mode !== 'none' || o.workdir === o.workspace) {
     report.applied = applyPatch(patch, blobs, o.workspace, o.workdir)
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : []) warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }

@@ -77,7 +77,7 @@ function readableDiff(diff: string, budget: number): { text: string; cut: number
 function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[] {
   const lines: string[] = []
   const a = r.applied
-  if (r.mode === 'none') lines.push('Not applied to the workspace (`changes: none`).')
+  if (r.mode === 'none' && a?.kind !== 'in-place') lines.push('Not applied to the workspace (`changes: none`).')
   else if (a?.kind === 'applied' && a.failed.length) {
     lines.push(`⚠️ ${plural(a.failed.length, 'file')} could not be applied to the workspace:`, fenced(a.failed.map(f => `${showPath(f.path)}: ${f.why}`).join('\n'), 'text'))
   } else if (a) lines.push(a.kind === 'in-place' ? 'The agent worked in the workspace: the changes are there for later steps.' : 'Applied to the workspace for later steps.')
@@ -113,7 +113,13 @@ function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolea
   const adds = files.reduce((n, f) => n + f.additions, 0)
   const dels = files.reduce((n, f) => n + f.deletions, 0)
   const parts = ['### Changes', '']
-  parts.push(files.length ? `${plural(files.length, 'file')} changed, +${adds} −${dels}.` : 'No changes: the agent left the files as they were.')
+  parts.push(
+    files.length
+      ? `${plural(files.length, 'file')} changed, +${adds} −${dels}.`
+      : patch.heldBack.length
+        ? 'No changes to hand back.'
+        : 'No changes: the agent left the files as they were.'
+  )
   if (files.length) parts.push('', ...outcomeLines(r).flatMap(l => [l, '']))
   let used = parts.join('\n').length
   if (patch.heldBack.length) {
