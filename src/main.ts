@@ -162,7 +162,7 @@ export async function main(): Promise<void> {
     warn(`max-cost-usd cannot be enforced: the prices of model "${settings.model}" are not known, so the run has no cost estimate.`)
   }
 
-  const { eventName, payload } = readEvent() // payload also used by the hand-back (changes)
+  const { eventName, payload } = readEvent()
   const decision = decide(eventName, payload, settings)
   if (!decision.run) return skip(decision.reason)
   const task = decision.task
@@ -409,6 +409,7 @@ export async function main(): Promise<void> {
   async function handBackChanges(): Promise<ChangesReport> {
     const budget = signalAt !== undefined ? 2000 : Math.min(120_000, Math.max(5000, (hardEnd - Date.now()) / 2))
     const runId = process.env.GITHUB_RUN_ID ?? 'local'
+    const deadline = Date.now() + budget - 1000 // no commit request after this: the report is never overtaken
     const work = handBack({
       mode: settings.changes,
       base: await within(baseReady ?? Promise.resolve(undefined), budget, undefined),
@@ -418,7 +419,7 @@ export async function main(): Promise<void> {
       containsSecret: text => redactor.contains(text),
       patchDir: process.env.RUNNER_TEMP || tmpdir(),
       patchName: `bash-agent-${runId}-${startedAt}.patch`,
-      commit: token && repo ? async () => ({ octokit: await getOctokit(), repo, target: targetOf(task), runId, runAttempt: process.env.GITHUB_RUN_ATTEMPT, runUrl, serverUrl: process.env.GITHUB_SERVER_URL, task: task.prompt, baseBranch: baseBranchOf(process.env, payload), log, deadline: Date.now() + budget - 1000 }) : undefined,
+      commit: token && repo ? async () => ({ octokit: await getOctokit(), repo, target: targetOf(task), runId, runAttempt: process.env.GITHUB_RUN_ATTEMPT, runUrl, serverUrl: process.env.GITHUB_SERVER_URL, task: task.prompt, baseBranch: baseBranchOf(process.env, payload), log, deadline }) : undefined,
       noCommit: signalAt !== undefined ? 'the run was cancelled' : undefined,
       log,
       warn
