@@ -14,6 +14,7 @@ import { startFakeGitHub, type FakeComment, type FakeGitHub } from './helpers/fa
 import { createFakeGitDb, type FakeGitDb, type FakePull } from './helpers/fake-git-db'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
+import { openFence } from '../src/report/render'
 
 const API_KEY = 'sk-ant-api03-handbackTestKey000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -243,6 +244,24 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(r.comment).toContain('Stopped at the turn limit')
     expect(r.comment).toContain('+  return a + b')
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
+  }, 120_000)
+
+  it('file names and contents the agent chose cannot break the comment, fake its sections or ping anyone', async () => {
+    const r = await handback({
+      script: [
+        bash(
+          "touch $'x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt'",
+          `printf '\`\`\`\`\`\`\\n</details>\\n@octocat see ![x](https://evil.example/p.png)\\n' > notes.md`
+        )
+      ]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs['changed-files']).toBe('2')
+    expect(openFence(r.comment)).toBeUndefined()
+    expect(r.comment.match(/^### Changes$/gm)).toHaveLength(1)
+    expect(r.comment).toContain('<summary>Commands (2)</summary>')
+    expect(r.comment).not.toMatch(/(?<![A-Za-z0-9])@octocat/)
+    expect(r.comment).toContain('A "x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt"  +0 −0') // one quoted line, inside the fence
   }, 120_000)
 
   it('no change at all: no branch, no commit, "No changes" in the report, changed-files 0', async () => {
