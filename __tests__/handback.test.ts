@@ -359,7 +359,7 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
 
   it('a pull request head that moved on meanwhile: a new branch, and the report says so', async () => {
     const r = await handback({
-      changes: 'branch',
+      changes: 'pull-request',
       onPullRequest: true,
       pulls: base => [{ number: ISSUE, head: { ref: 'feature', sha: base, repo: REPO }, base: { ref: 'main' } }],
       // someone pushed to feature after the run started
@@ -376,6 +376,9 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(await r.db.branch('feature')).not.toBe(r.run.outputs['commit-sha'])
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
     expect(r.comment).toContain("The pull request's branch `feature` moved on while the changes were committed, so they went to a new branch")
+    // the draft pull request goes into the pull request's branch and shows just the agent's change
+    expect(r.db.created.pulls).toEqual([expect.objectContaining({ head: branch, base: 'feature', draft: true })])
+    expect(r.db.created.pulls[0].body).toContain(`For #${ISSUE}`)
   }, 120_000)
 
   it('a pull request head already ahead of the starting commit: compared, a new branch, and the report says so', async () => {

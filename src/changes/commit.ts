@@ -111,6 +111,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
 
   // On a pull request: its head branch, when it lives here and is where the run started.
   let head: { ref: string; sha: string; number: number } | undefined
+  /** the pull request's head branch, when a new draft PR should go into it */
   let prHeadRef: string | undefined
   if (o.target.pullNumber !== undefined) {
     try {
@@ -123,7 +124,6 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
           notes
         }
       }
-      prHeadRef = pr.head.ref
       if (pr.head.sha === o.patch.baseSha) {
         head = { ref: pr.head.ref, sha: pr.head.sha, number: pr.number }
       } else {
@@ -134,6 +134,8 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
         } catch {
           // the new branch below says enough
         }
+        // A draft PR goes into the head branch only when the starting commit is on it; else into the base branch, so it shows just the agent's changes.
+        if (moved) prHeadRef = pr.head.ref
         notes.push(
           moved
             ? `the pull request's branch ${inlineCode(pr.head.ref)} moved on since the run started, so the changes went to a new branch`
@@ -198,6 +200,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrl}/pull/${head.number}`, created: false } }
     } catch (e) {
       if (statusOf(e) !== 422) return { kind: 'not-committed', why: explain(e, 'contents'), notes }
+      prHeadRef = head.ref
       notes.push(
         /fast.forward/i.test(messageOf(e))
           ? `the pull request's branch ${inlineCode(head.ref)} moved on while the changes were committed, so they went to a new branch`
