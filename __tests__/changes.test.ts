@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { computePatch, type FileChange, type Patch } from '../src/changes/patch'
 import { applyPatch, safeRelative } from '../src/changes/apply'
 import { checkLimits, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
-import { readBase, localExec, type ChangesReport } from '../src/changes'
+import { handBack, readBase, localExec, type ChangesReport } from '../src/changes'
 import { renderChanges } from '../src/changes/render'
 import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
 import { Redactor } from '../src/report/redact'
@@ -94,6 +94,31 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
     expect(readFileSync(join(ws, 'new.bin')).equals(Buffer.from([0, 255, 1, 254, 0x80]))).toBe(true)
     expect(gitDirState(ws)).toBe(before)
     expect(existsSync(join(copy, '..', 'fsmonitor-ran'))).toBe(false)
+  })
+
+  it('changes: none leaves the workspace alone; a file with a secret is held back and the patch file never holds it', async () => {
+    const { ws } = workspace()
+    const copy = tmp('copy-none')
+    execFileSync('cp', ['-a', `${ws}/.`, copy])
+    writeFileSync(join(copy, 'src/a.txt'), 'changed\n')
+    writeFileSync(join(copy, 'secret.txt'), `token: ${Buffer.from('sk-ant-api03-changesTestKey0000000000000000').toString('base64')}\n`)
+    const before = gitDirState(ws)
+    const logs: string[] = []
+    const out = tmp('out')
+    for (const mode of ['none', 'apply'] as const) {
+      const r = await handBack({ mode, base: await readBase(ws, localExec), workspace: ws, workdir: copy, exec: localExec, containsSecret: contains, patchDir: out, patchName: `${mode}.patch`, log: m => logs.push(m) })
+      expect(r.kind).toBe('computed')
+      if (r.kind !== 'computed') return
+      expect(r.patch.files.map(f => f.path)).toEqual(['src/a.txt'])
+      expect(r.patch.heldBack).toEqual([{ path: 'secret.txt', why: 'it holds a secret (a known secret value, or a string shaped like a token)' }])
+      expect(readFileSync(r.patchFile as string, 'utf8')).not.toContain('secret.txt')
+      expect(renderChanges(r, 16_000)).toContain(mode === 'none' ? 'Not applied to the workspace (`changes: none`).' : 'Applied to the workspace for later steps.')
+      expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe(mode === 'none' ? 'one\ntwo\n' : 'changed\n')
+      expect(existsSync(join(ws, 'secret.txt'))).toBe(false)
+      expect(existsSync(join(copy, 'secret.txt'))).toBe(true) // the copy is the agent's; only what leaves it is checked
+    }
+    expect(gitDirState(ws)).toBe(before)
+    expect(logs).toContain('Changes: 1 file changed, 1 held back.')
   })
 
   it('never writes through a symlink in the workspace, nor outside it, nor under .git', () => {
