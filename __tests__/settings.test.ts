@@ -52,6 +52,12 @@ describe('settings', () => {
     expect(withInputs({ 'anthropic-api-key': 'k', 'blocked-commands': '' }).blocked).toEqual([])
   })
 
+  test('changes: apply by default; apply, branch, pull-request, none; anything else fails naming the input', () => {
+    expect(withInputs({ 'anthropic-api-key': 'k' }).changes).toBe('apply')
+    for (const m of ['apply', 'branch', 'pull-request', 'none']) expect(withInputs({ 'anthropic-api-key': 'k', changes: m }).changes).toBe(m)
+    expect(() => withInputs({ 'anthropic-api-key': 'k', changes: 'push' })).toThrow(/^Input changes must be one of "apply", "branch", "pull-request", "none", got "push"\.$/)
+  })
+
   test('max-cost-usd takes decimals', () => {
     expect(withInputs({ 'anthropic-api-key': 'k', 'max-cost-usd': '2.50' }).maxCostUsd).toBe(2.5)
     expect(withInputs({ 'anthropic-api-key': 'k', 'max-cost-usd': '.5' }).maxCostUsd).toBe(0.5)

@@ -26,6 +26,7 @@ function settings(over: Partial<Settings> = {}): Settings {
     githubWriteIntervalMs: 1000,
     timeoutMinutes: 30,
     maxCostUsd: undefined,
+    changes: 'apply',
     ...over
   }
 }

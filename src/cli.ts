@@ -11,7 +11,6 @@ import { runBash } from './tools/bash'
 import { commandRunner } from './tools/runner'
 import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
 import type { MessageParam } from './types'
-import type { Effort } from './agent/request'
 
 const yellow = (s: string) => `\x1b[33m${s}\x1b[0m`
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`

@@ -13,6 +13,7 @@ import { readEvent, settingsOrFail } from './run/inputs'
 import { Recorder } from './run/recorder'
 import { startAgent } from './run/agent'
 import { finish, skip } from './run/finish'
+import { handBackChanges, readStart } from './run/handback'
 import * as state from './run/state'
 
 export async function main(): Promise<void> {
@@ -64,14 +65,15 @@ export async function main(): Promise<void> {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const repository = process.env.GITHUB_REPOSITORY
   const onFirstRequest = () => void github.start(progress)
+  const base = readStart(workspace)
   const agent = startAgent({ settings, task, workspace, repository, marker, control, rec, out, onFirstRequest })
   let result = await agent.result
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
-  await agent.release()
+  const changes = await agent.handBack(c => handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt }))
   rec.close(result)
-  await finish(result, meta(), { out, github, control, thread: task.thread, transcript })
+  await finish(result, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })
 }
 
 /** For `npx @github/local-action run . src/main.ts .env`, which calls an exported run(). */

@@ -1,6 +1,7 @@
 // Every input read and validated once. A bad value fails the step with one
 // line naming the input, before any network call.
 import { EFFORTS, type Effort } from './agent/request'
+import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'
@@ -34,6 +35,8 @@ export interface Settings {
   maxCostUsd: number | undefined
   /** least time between two writes to the GitHub API (the throttling plugin's write spacing) */
   githubWriteIntervalMs: number
+  /** what becomes of the agent's changes (src/changes) */
+  changes: ChangesMode
 }
 
 export class SettingsError extends Error {}
@@ -69,6 +72,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`Input sandbox must be "user" or "none", got "${sandbox}".`)
   }
   const issue = input('issue-number')
+  const changes = (input('changes') || 'apply').trim().toLowerCase() as ChangesMode
+  if (!CHANGES_MODES.includes(changes)) {
+    throw new SettingsError(`Input changes must be one of ${CHANGES_MODES.map(m => `"${m}"`).join(', ')}, got "${changes}".`)
+  }
 
   return {
     task: input('task').trim(),
@@ -90,7 +97,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sandbox,
     timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
     maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
-    githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000)
+    githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000),
+    changes
   }
 }
 

@@ -13,6 +13,8 @@
 //   POST  /repos/{o}/{r}/issues/comments/{id}/reactions           201 (200 when it already exists)
 //   POST  /repos/{o}/{r}/pulls/comments/{id}/reactions            201 (200 when it already exists)
 //   POST  /repos/{o}/{r}/issues/{n}/reactions                     201 (200 when it already exists)
+// More routes come in through `routes` (fake-git-db.ts: the Git database, refs,
+// pulls and compare, kept in a real bare repository).
 // Anything else: 404 {message:'Not Found'}, recorded in `requests` and `unexpected`.
 // A request without an Authorization header gets 401 'Requires authentication'
 // (with `acceptTokens`, any other token gets 401 'Bad credentials').
@@ -84,6 +86,16 @@ export interface FakeGitHubOptions {
   botLogin?: string
   /** when set, only these tokens are accepted (others: 401 Bad credentials) */
   acceptTokens?: string[]
+  /** more routes (e.g. the Git database of fake-git-db.ts); a handler may answer with a promise */
+  routes?: ExtraRoute[]
+}
+
+export interface ExtraRoute {
+  name: string
+  method: string
+  re: RegExp
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handle: (m: string[], body: any) => RouteResult | Promise<RouteResult>
 }
 
 const REACTIONS = new Set(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'])
@@ -139,7 +151,7 @@ interface Fault {
   extra?: { body?: unknown; headers?: Record<string, string> }
 }
 
-interface RouteResult {
+export interface RouteResult {
   status: number
   body: unknown
   headers?: Record<string, string>
@@ -239,8 +251,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     }
   }
 
-  type Handler = (m: string[], body: Record<string, unknown>) => RouteResult
+  type Handler = (m: string[], body: Record<string, unknown>) => RouteResult | Promise<RouteResult>
   const routes: Array<{ name: string; method: string; re: RegExp; handle: Handler }> = [
+    ...(opts.routes ?? []),
     {
       name: 'getCollaboratorPermissionLevel',
       method: 'GET',
@@ -456,11 +469,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         const m = route.re.exec(pathname)
         if (!m) continue
         rec.route = route.name
-        try {
-          send(route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}))
-        } catch (err) {
-          send({ status: 500, body: { message: `fake-github: ${(err as Error)?.stack ?? String(err)}` } })
-        }
+        Promise.resolve()
+          .then(() => route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}))
+          .then(send, err => send({ status: 500, body: { message: `fake-github: ${(err as Error)?.stack ?? String(err)}` } }))
         return
       }
       unexpected.push(rec)

@@ -17,6 +17,7 @@ export function systemPrompt(place: PromptPlace, task?: Pick<Task, 'context' | '
   const lines = [
     `You are a coding agent at ${place.workspace}${place.repository ? `, a checkout of the GitHub repository ${place.repository},` : ''} on a throwaway machine.`,
     "Use the bash tool to solve the task. Act, don't explain: run commands, look at their results, and when you are done reply with a short summary of what you did and found.",
+    'Your changes to the files of the working copy are handed back by the action after you end: it shows them as a patch in its report and applies or commits them itself. Commit only if it helps you; you need not, and cannot, push or open pull requests.',
     `Each command runs non-interactively (stdin is closed) with a ${place.commandTimeoutSec} s limit, and its output is cut to ${place.maxOutputChars} characters.`
   ]
   if (place.blocked.length) {

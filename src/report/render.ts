@@ -8,6 +8,8 @@ import { MARKER } from '../trigger'
 import { inert } from './inert'
 import type { CommandRecord, ExitReason, MessageParam, RunResult, Usage } from '../types'
 import { formatUsd } from '../agent/cost'
+import { renderChanges, CHANGES_COMMENT_SHARE, CHANGES_SUMMARY_SHARE } from '../changes/render'
+import type { ChangesReport } from '../changes'
 
 export const COMMENT_LIMIT = 65536
 export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
@@ -26,6 +28,8 @@ export interface ReportMeta {
   sandbox: string
   limits: { maxTurns: number; timeoutMinutes: number; maxCostUsd?: number; maxTokens: number }
   elapsedMs: number
+  /** the agent's changes (src/changes), shown after the final text */
+  changes?: ChangesReport
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
@@ -252,22 +256,23 @@ function details(summary: string, inner: string): string {
 
 /** The final comment: headline, the model's final text, the command log, the footer. */
 export function renderFinal(o: Outcome, meta: ReportMeta, limit = COMMENT_LIMIT): string {
-  return renderReport(o, meta, limit, COMMENT_OUTPUT_CHARS, 'the job summary')
+  return renderReport(o, meta, limit, COMMENT_OUTPUT_CHARS, 'the job summary', CHANGES_COMMENT_SHARE)
 }
 
 /** The job summary: the same report with every command's whole output. */
 export function renderSummary(o: Outcome, meta: ReportMeta): string {
-  return renderReport(o, meta, SUMMARY_LIMIT, Number.MAX_SAFE_INTEGER, 'the transcript artifact')
+  return renderReport(o, meta, SUMMARY_LIMIT, Number.MAX_SAFE_INTEGER, 'the transcript artifact', CHANGES_SUMMARY_SHARE)
 }
 
-function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string): string {
+function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string, changesShare: number): string {
   const head = headline(o, meta)
   const raw = o.finalText.trim()
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
+  const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
   const sections = (o.sections ?? []).filter(s => s !== '')
-  const fixed = [MARKER, head ?? '', '', ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const fixed = [MARKER, head ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
   const text = raw ? fitText(raw, Math.max(0, limit - fixed - 2000)) : head ? '' : '_The agent finished without a final message._'
   const logBudget = limit - fixed - text.length
@@ -275,7 +280,7 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
   // The agent's text comes after the headline and before everything else the harness writes.
-  return [MARKER, head, text, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [MARKER, head, text, changes, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
 
 /** The progress comment while the agent works. */

@@ -16,6 +16,7 @@ import { inert } from '../report/inert'
 import type { RunResult } from '../types'
 import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
+import { localExec, type Exec } from '../changes'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -24,8 +25,8 @@ const CONTEXT_SHARE = 0.6
 export interface AgentRun {
   /** the loop's result, whatever ended it (never rejects) */
   result: Promise<RunResult>
-  /** kills what the commands left and puts back what the sandbox changed; problems are logged */
-  release(): Promise<void>
+  /** stops what the commands left, hands their work to `fn` (where it is and how to read it), then puts back what the sandbox changed; problems are logged */
+  handBack<T>(fn: (where: { workdir: string; exec: Exec }) => Promise<T>): Promise<T>
 }
 
 export interface AgentContext {
@@ -127,7 +128,12 @@ export function startAgent(ctx: AgentContext): AgentRun {
     }
   }
 
-  return { result, release }
+  async function handBack<T>(fn: (where: { workdir: string; exec: Exec }) => Promise<T>): Promise<T> {
+    await release()
+    return fn({ workdir: workspace, exec: localExec })
+  }
+
+  return { result, handBack }
 }
 
 /**

@@ -3,6 +3,7 @@
 import * as core from '@actions/core'
 import { headline, renderFinal, type ReportMeta } from '../report/render'
 import { publish, setOutputs } from '../report/publish'
+import { setChangesOutputs } from '../changes'
 import type { Log } from '../report/log'
 import type { Thread } from '../trigger'
 import type { RunResult } from '../types'
@@ -26,6 +27,7 @@ export async function finish(
   const published = await publish(r, meta, comment, out.redact, out.warn, control.publishBudgetMs())
   await github.settleReaction(control.signalAt !== undefined ? 500 : 3000)
   setOutputs(r, out.redact, { transcript: ctx.transcript, commentUrl: published.commentUrl })
+  setChangesOutputs(meta.changes, out.redact)
   // Without this the post step finishes the report (it tries the comment again).
   if (!comment || published.commentUrl) state.setDone()
   if (published.commentUrl) out.log(`Report: ${published.commentUrl}`)

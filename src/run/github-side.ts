@@ -33,6 +33,11 @@ export class GitHubSide {
     this.writeIntervalMs = settings.githubWriteIntervalMs
   }
 
+  /** Whether there is a token and a repository to commit with. */
+  get canCommit(): boolean {
+    return Boolean(this.token && this.repo)
+  }
+
   /** Whether there is a comment to write the report to. */
   get canComment(): boolean {
     return Boolean(this.token && this.repo && this.task.thread)

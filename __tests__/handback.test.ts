@@ -1,0 +1,451 @@
+// The agent's work handed back, end to end through dist/: the patch in the
+// report, the workspace, the patch file and the outputs, and the commit made by
+// the action through the Git database of the fake GitHub (a real bare
+// repository standing for the repository on GitHub). Every committed tree is
+// checked entry by entry against the agent's copy (with `sandbox: none` the
+// workspace is the copy). HANDBACK_SANDBOX=user runs them with the user sandbox.
+import { afterAll, describe, expect, it } from '@jest/globals'
+import { execFileSync } from 'node:child_process'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bash, startFakeAnthropic, text, type Reply } from './helpers/fake-anthropic'
+import { startFakeGitHub, type FakeComment, type FakeGitHub } from './helpers/fake-github'
+import { createFakeGitDb, type FakeGitDb, type FakePull } from './helpers/fake-git-db'
+import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
+import { issueCommentEvent } from './helpers/events'
+import { openFence } from '../src/report/render'
+
+const API_KEY = 'sk-ant-api03-handbackTestKey000000000000000000'
+const REPO = 'Codertocat/Hello-World'
+const ISSUE = 7
+const dirs: string[] = []
+
+afterAll(() => {
+  cleanupRuns()
+})
+
+const GIT_ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: '/nonexistent',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Octo Cat',
+  GIT_AUTHOR_EMAIL: 'octocat@example.com',
+  GIT_COMMITTER_NAME: 'Octo Cat',
+  GIT_COMMITTER_EMAIL: 'octocat@example.com'
+}
+const git = (cwd: string, args: string[], input?: Buffer): Buffer => execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 })
+const gitText = (cwd: string, args: string[]) => git(cwd, args).toString('utf8').trim()
+
+/** Bytes that are not UTF-8, with NULs and every byte value. */
+const BINARY = Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 37 + 11) % 256))
+const NEW_BINARY = Buffer.from(Array.from({ length: 900 }, (_, i) => (i * 91 + 200) % 256))
+
+/** A checkout like actions/checkout leaves: branch main (and feature), one commit with a few kinds of files. */
+function makeWorkspace(): { dir: string; base: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'handback-ws-'))
+  dirs.push(dir)
+  mkdirSync(join(dir, 'src'))
+  writeFileSync(join(dir, 'README.md'), '# Hello-World\n')
+  writeFileSync(join(dir, 'src', 'add.js'), 'export function add(a, b) {\n  return a - b\n}\n')
+  writeFileSync(join(dir, 'old-name.txt'), 'a file that will be renamed\nwith a few lines\nof text\n')
+  writeFileSync(join(dir, 'remove-me.txt'), 'going away\n')
+  writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho hi\n')
+  writeFileSync(join(dir, 'logo.bin'), BINARY)
+  git(dir, ['init', '-q', '-b', 'main'])
+  git(dir, ['add', '-A'])
+  git(dir, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'Initial commit'])
+  git(dir, ['branch', 'feature'])
+  return { dir, base: gitText(dir, ['rev-parse', 'HEAD']) }
+}
+
+interface Handback {
+  run: ActionRun
+  gh: FakeGitHub
+  db: FakeGitDb
+  base: string
+  ws: string
+  comment: string
+}
+
+async function handback(s: {
+  script: Reply[]
+  changes?: string
+  onPullRequest?: boolean
+  pulls?: (base: string) => FakePull[]
+  setup?: (db: FakeGitDb, gh: FakeGitHub, base: string) => Promise<void> | void
+  env?: Record<string, string>
+  inputs?: Record<string, string>
+}): Promise<Handback> {
+  const { dir: ws, base } = makeWorkspace()
+  const db = await createFakeGitDb(ws, { repo: REPO, pulls: s.pulls?.(base) })
+  const fake = await startFakeAnthropic([...s.script, text('Done: the work is in the working copy.')], { apiKey: API_KEY })
+  const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' }, routes: db.routes })
+  try {
+    await s.setup?.(db, gh, base)
+    const run = await runAction({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: '/agent fix the add function', issueNumber: ISSUE, onPullRequest: s.onPullRequest }),
+      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: process.env.HANDBACK_SANDBOX ?? 'none', changes: s.changes ?? 'apply', ...s.inputs },
+      env: { GITHUB_API_URL: gh.url, ...s.env },
+      workspace: ws,
+      timeoutMs: 90_000
+    })
+    const comments = [...gh.comments.values()] as FakeComment[]
+    if (process.env.SHOW_COMMENT) console.log(comments[0]?.body)
+    expect(comments).toHaveLength(1)
+    return { run, gh, db, base, ws, comment: comments[0].body }
+  } finally {
+    await Promise.all([fake.close(), gh.close()])
+  }
+}
+
+/** The mode and bytes of a path in the workspace as git would record them; undefined when it is gone. */
+function onDisk(ws: string, path: string): { mode: string; bytes: Buffer } | undefined {
+  const full = join(ws, path)
+  let st
+  try {
+    st = lstatSync(full)
+  } catch {
+    return undefined
+  }
+  if (st.isSymbolicLink()) return { mode: '120000', bytes: Buffer.from(readlinkSync(full)) }
+  return { mode: st.mode & 0o100 ? '100755' : '100644', bytes: readFileSync(full) }
+}
+
+/**
+ * The commit's tree differs from the base by exactly `expected` (path -> status
+ * letter), and every entry that differs matches the copy: same mode, same bytes;
+ * a deleted path is gone from it.
+ */
+function expectTreeMatchesCopy(db: FakeGitDb, base: string, commit: string, ws: string, expected: Record<string, string>): void {
+  const raw = execFileSync('git', ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, commit], { env: { ...GIT_ENV, GIT_DIR: db.dir } }).toString('utf8').split('\0')
+  const seen: Record<string, string> = {}
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const [, newMode, , newSha, status] = raw[i].slice(1).split(' ')
+    const path = raw[i + 1]
+    seen[path] = status
+    const disk = onDisk(ws, path)
+    if (status === 'D') {
+      expect({ path, disk }).toEqual({ path, disk: undefined })
+      continue
+    }
+    expect({ path, mode: newMode }).toEqual({ path, mode: disk?.mode })
+    const blob = execFileSync('git', ['cat-file', 'blob', newSha], { env: { ...GIT_ENV, GIT_DIR: db.dir }, maxBuffer: 1 << 30 })
+    expect({ path, equal: blob.equals(disk?.bytes ?? Buffer.alloc(0)) }).toEqual({ path, equal: true })
+  }
+  expect(seen).toEqual(expected)
+}
+
+/** The patch output applies with `git apply` to a fresh checkout of the base and gives the copy's files. */
+function expectPatchApplies(patchFile: string, base: string, ws: string, paths: string[]): void {
+  const fresh = mkdtempSync(join(tmpdir(), 'handback-apply-'))
+  dirs.push(fresh)
+  git(fresh, ['init', '-q'])
+  git(fresh, ['fetch', '-q', ws, base])
+  git(fresh, ['checkout', '-q', base])
+  git(fresh, ['apply', '--binary', patchFile])
+  for (const p of paths) expect({ p, file: onDisk(fresh, p) }).toEqual({ p, file: onDisk(ws, p) })
+}
+
+const FIX = "sed -i 's/return a - b/return a + b/' src/add.js"
+
+describe('hand-back: the agent\'s changes come back as a checked patch', () => {
+  it('a fix to one file: diff in the comment, file changed in the workspace, a branch whose tree differs by that file, a draft PR closing the issue', async () => {
+    const r = await handback({ script: [bash(FIX)], changes: 'pull-request' })
+    expect(r.run.code).toBe(0)
+    expect(readFileSync(join(r.ws, 'src/add.js'), 'utf8')).toContain('return a + b')
+    // the report
+    expect(r.comment).toContain('### Changes')
+    expect(r.comment).toContain('1 file changed, +1 −1.')
+    expect(r.comment).toContain('-  return a - b')
+    expect(r.comment).toContain('+  return a + b')
+    expect(r.comment).toContain('<details><summary>Diff</summary>')
+    // the commit, made by the action on the base
+    const branch = `agent/issue-${ISSUE}-1234`
+    expect(r.run.outputs.branch).toBe(branch)
+    const sha = r.run.outputs['commit-sha']
+    expect(await r.db.branch(branch)).toBe(sha)
+    expect(r.db.created.commits).toHaveLength(1)
+    expect(r.db.created.commits[0].parents).toEqual([r.base])
+    expectTreeMatchesCopy(r.db, r.base, sha, r.ws, { 'src/add.js': 'M' })
+    expect(r.comment).toContain(`[\`${branch}\`](https://github.com/${REPO}/tree/agent/issue-${ISSUE}-1234)`)
+    expect(r.comment).toContain(`(https://github.com/${REPO}/compare/${r.base}...agent/issue-${ISSUE}-1234)`)
+    // the draft pull request
+    expect(r.db.created.pulls).toEqual([
+      expect.objectContaining({ head: branch, base: 'main', draft: true, title: 'fix the add function' })
+    ])
+    expect(r.db.created.pulls[0].body).toContain(`Closes #${ISSUE}`)
+    expect(r.db.created.pulls[0].body).toContain(`https://github.com/${REPO}/actions/runs/1234`)
+    expect(r.run.outputs['pull-request-url']).toBe(`https://github.com/${REPO}/pull/101`)
+    expect(r.comment).toContain(`Draft pull request: [#101](https://github.com/${REPO}/pull/101)`)
+    // the outputs and the patch file
+    expect(r.run.outputs['changed-files']).toBe('1')
+    expect(r.run.outputs.patch.startsWith(r.run.runnerTemp)).toBe(true)
+    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['src/add.js'])
+    // the summary holds it too
+    expect(r.run.summary).toContain('+  return a + b')
+  }, 120_000)
+
+  it('adds, deletes, a rename, chmod +x, a symlink, a binary file, an agent commit plus uncommitted edits: all folded into one commit that matches the copy', async () => {
+    const newBinary = NEW_BINARY.toString('base64')
+    const r = await handback({
+      changes: 'branch',
+      script: [
+        bash(
+          // an agent commit...
+          `${FIX} && git -c user.name=agent -c user.email=agent@example.com -c commit.gpgsign=false commit -qam 'fix add'`,
+          // ...and edits after it
+          'mkdir -p docs && printf "new doc\\n" > docs/new.md',
+          'git rm -q remove-me.txt || rm remove-me.txt',
+          'mv old-name.txt new-name.txt',
+          'chmod +x run.sh',
+          'ln -s src/add.js link-to-add',
+          `echo ${newBinary} | base64 -d > logo.bin`,
+          `echo ${newBinary} | base64 -d > added.bin`
+        )
+      ]
+    })
+    expect(r.run.code).toBe(0)
+    const sha = r.run.outputs['commit-sha']
+    expect(sha).toMatch(/^[0-9a-f]{40}$/)
+    expectTreeMatchesCopy(r.db, r.base, sha, r.ws, {
+      'src/add.js': 'M',
+      'docs/new.md': 'A',
+      'remove-me.txt': 'D',
+      'old-name.txt': 'D',
+      'new-name.txt': 'A',
+      'run.sh': 'M',
+      'link-to-add': 'A',
+      'logo.bin': 'M',
+      'added.bin': 'A'
+    })
+    // binary bytes equal after the round trip through base64 blobs
+    const added = execFileSync('git', ['cat-file', 'blob', `${sha}:added.bin`], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } })
+    expect(added.equals(NEW_BINARY)).toBe(true)
+    expect(r.db.created.blobs.length).toBeGreaterThanOrEqual(1)
+    // the report: stat lines for each kind
+    expect(r.comment).toContain('R old-name.txt → new-name.txt')
+    expect(r.comment).toContain('mode 100644 → 100755')
+    expect(r.comment).toContain('A link-to-add')
+    expect(r.comment).toContain('mode 120000')
+    expect(r.comment).toContain('M logo.bin  binary')
+    expect(r.run.outputs['changed-files']).toBe('8')
+    expect(r.run.outputs['pull-request-url']).toBe('')
+    expect(r.db.created.pulls).toEqual([])
+    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['src/add.js', 'docs/new.md', 'remove-me.txt', 'old-name.txt', 'new-name.txt', 'run.sh', 'link-to-add', 'logo.bin', 'added.bin'])
+  }, 120_000)
+
+  it('a run stopped at a limit still hands its work back', async () => {
+    const r = await handback({ script: [bash(FIX), bash('echo never run')], changes: 'branch', inputs: { 'max-turns': '2' } })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs['exit-reason']).toBe('max_turns')
+    expect(r.comment).toContain('Stopped at the turn limit')
+    expect(r.comment).toContain('+  return a + b')
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
+  }, 120_000)
+
+  it('file names and contents the agent chose cannot break the comment, fake its sections or ping anyone', async () => {
+    const r = await handback({
+      script: [
+        bash(
+          "touch $'x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt'",
+          `printf '\`\`\`\`\`\`\\n</details>\\n@octocat see ![x](https://evil.example/p.png)\\n' > notes.md`
+        )
+      ]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs['changed-files']).toBe('2')
+    expect(openFence(r.comment)).toBeUndefined()
+    expect(r.comment.match(/^### Changes$/gm)).toHaveLength(1)
+    expect(r.comment).toContain('<summary>Commands (2)</summary>')
+    expect(r.comment).not.toMatch(/(?<![A-Za-z0-9])@octocat/)
+    expect(r.comment).toContain('A "x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt"  +0 −0') // one quoted line, inside the fence
+  }, 120_000)
+
+  it('no change at all: no branch, no commit, "No changes" in the report, changed-files 0', async () => {
+    const r = await handback({ script: [bash('cat README.md')], changes: 'pull-request' })
+    expect(r.run.code).toBe(0)
+    expect(r.comment).toContain('No changes: the agent left the files as they were.')
+    expect(r.db.created.commits).toEqual([])
+    expect(r.gh.requests.filter(q => q.method !== 'GET' && /\/git\/|\/pulls$/.test(q.path))).toEqual([])
+    expect(r.run.outputs).toMatchObject({ 'changed-files': '0', patch: '', branch: '', 'commit-sha': '', 'pull-request-url': '' })
+  }, 120_000)
+
+  it('a workflow file is shown and applied but never committed, and the report says so', async () => {
+    const r = await handback({
+      changes: 'branch',
+      script: [bash(FIX, 'mkdir -p .github/workflows && printf "on: push\\njobs: {}\\n" > .github/workflows/evil.yml')]
+    })
+    expect(r.run.code).toBe(0)
+    expect(existsSync(join(r.ws, '.github/workflows/evil.yml'))).toBe(true)
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
+    expect(r.comment).toContain('A .github/workflows/evil.yml  +2 −0, workflow: not committed')
+    expect(r.comment).toContain('1 change under .github/workflows/ was applied but not committed')
+    expect(readFileSync(r.run.outputs.patch, 'utf8')).toContain('.github/workflows/evil.yml')
+  }, 120_000)
+
+  it('a file holding the API key (as is, or base64) is held back everywhere: report, patch, workspace, commit', async () => {
+    const b64 = Buffer.from(`key=${API_KEY}\n`).toString('base64')
+    const r = await handback({
+      changes: 'branch',
+      script: [bash(FIX, `echo ${b64} | base64 -d > leak.txt`, `echo ${b64} > leak64.txt`)]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.comment).toContain('Held back')
+    expect(r.comment).toMatch(/leak\.txt: it holds a secret/)
+    expect(r.comment).toMatch(/leak64\.txt: it holds a secret/)
+    const patch = readFileSync(r.run.outputs.patch, 'utf8')
+    expect(patch).not.toContain('leak')
+    expect(patch).not.toContain(API_KEY)
+    expect(patch).not.toContain(b64.slice(4, 30))
+    expect(existsSync(join(r.ws, 'leak.txt'))).toBe(false)
+    expect(existsSync(join(r.ws, 'leak64.txt'))).toBe(false)
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
+    const log = r.run.stdout.replace(/^::add-mask::.*$/gm, '') // the mask itself is how the runner learns the secret
+    for (const body of [r.comment, r.run.summary, log, JSON.stringify(r.run.outputs)]) expect(body).not.toContain(API_KEY)
+    expect(r.run.outputs['changed-files']).toBe('1')
+  }, 120_000)
+
+  it('2,000 changed files and a 5 MB diff: the comment stays within 65,536 characters; the patch file is whole; the summary lists every file', async () => {
+    const r = await handback({
+      script: [bash('mkdir -p many && for i in $(seq 1 2000); do echo "file $i" > many/f$i.txt; done', 'seq 1 700000 > big.txt')]
+    })
+    expect(r.run.code).toBe(0)
+    expect([...r.comment].length).toBeLessThanOrEqual(65536)
+    expect(r.comment).toContain('2,001 files changed')
+    expect(r.comment).toMatch(/more \(the job summary and the patch file have them all\)/)
+    expect(r.run.outputs['changed-files']).toBe('2001')
+    const patch = readFileSync(r.run.outputs.patch, 'utf8')
+    expect(patch.length).toBeGreaterThan(5_000_000)
+    expect(patch.match(/^diff --git /gm)).toHaveLength(2001)
+    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['big.txt', 'many/f1.txt', 'many/f2000.txt'])
+    expect(Buffer.byteLength(r.run.summary)).toBeLessThanOrEqual(1024 * 1024)
+    for (const i of [1, 999, 2000]) expect(r.run.summary).toContain(`A many/f${i}.txt`)
+  }, 180_000)
+
+  it('a pull request from a fork: no commit, the report says why and holds the diff', async () => {
+    const r = await handback({
+      changes: 'branch',
+      onPullRequest: true,
+      pulls: base => [{ number: ISSUE, head: { ref: 'patch-1', sha: base, repo: 'someone/Hello-World' }, base: { ref: 'main' } }],
+      script: [bash(FIX)]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.db.created.commits).toEqual([])
+    expect(r.comment).toContain("**Not committed**: the pull request's branch lives in the fork someone/Hello-World")
+    expect(r.comment).toContain('+  return a + b')
+    expect(r.run.outputs.branch).toBe('')
+  }, 120_000)
+
+  it('a pull request whose head is in this repository: the commit goes onto its head branch, without force', async () => {
+    const r = await handback({
+      changes: 'pull-request',
+      onPullRequest: true,
+      pulls: base => [{ number: ISSUE, head: { ref: 'feature', sha: base, repo: REPO }, base: { ref: 'main' } }],
+      script: [bash(FIX)]
+    })
+    expect(r.run.code).toBe(0)
+    const sha = r.run.outputs['commit-sha']
+    expect(await r.db.branch('feature')).toBe(sha)
+    expect(r.run.outputs.branch).toBe('feature')
+    expectTreeMatchesCopy(r.db, r.base, sha, r.ws, { 'src/add.js': 'M' })
+    const update = r.gh.requests.find(q => q.method === 'PATCH' && /git\/refs/.test(q.path))
+    expect(update?.body.force).toBe(false)
+    expect(r.db.created.pulls).toEqual([]) // the pull request exists already
+    expect(r.run.outputs['pull-request-url']).toBe(`https://github.com/${REPO}/pull/${ISSUE}`)
+  }, 120_000)
+
+  it('a pull request head that moved on meanwhile: a new branch, and the report says so', async () => {
+    const r = await handback({
+      changes: 'pull-request',
+      onPullRequest: true,
+      pulls: base => [{ number: ISSUE, head: { ref: 'feature', sha: base, repo: REPO }, base: { ref: 'main' } }],
+      // someone pushed to feature after the run started
+      setup: async (db, _gh, base) => {
+        const tree = (await db.git(['rev-parse', `${base}^{tree}`])).toString().trim()
+        const moved = (await db.git(['commit-tree', tree, '-p', base, '-m', 'pushed meanwhile'])).toString().trim()
+        await db.git(['update-ref', 'refs/heads/feature', moved])
+      },
+      script: [bash(FIX)]
+    })
+    expect(r.run.code).toBe(0)
+    const branch = `agent/issue-${ISSUE}-1234`
+    expect(r.run.outputs.branch).toBe(branch)
+    expect(await r.db.branch('feature')).not.toBe(r.run.outputs['commit-sha'])
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
+    expect(r.comment).toContain("The pull request's branch `feature` moved on while the changes were committed, so they went to a new branch")
+    // the draft pull request goes into the pull request's branch and shows just the agent's change
+    expect(r.db.created.pulls).toEqual([expect.objectContaining({ head: branch, base: 'feature', draft: true })])
+    expect(r.db.created.pulls[0].body).toContain(`For #${ISSUE}`)
+  }, 120_000)
+
+  it('a pull request head already ahead of the starting commit: compared, a new branch, and the report says so', async () => {
+    const r = await handback({
+      changes: 'branch',
+      onPullRequest: true,
+      pulls: base => [{ number: ISSUE, head: { ref: 'feature', sha: base, repo: REPO }, base: { ref: 'main' } }],
+      setup: async (db, _gh, base) => {
+        const tree = (await db.git(['rev-parse', `${base}^{tree}`])).toString().trim()
+        const moved = (await db.git(['commit-tree', tree, '-p', base, '-m', 'pushed before the run looked'])).toString().trim()
+        await db.git(['update-ref', 'refs/heads/feature', moved])
+        const pull = db.pulls.get(ISSUE) as FakePull
+        pull.head.sha = moved
+      },
+      script: [bash(FIX)]
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs.branch).toBe(`agent/issue-${ISSUE}-1234`)
+    expect(r.gh.requests.some(q => q.route === 'compareCommits' && q.status === 200)).toBe(true)
+    expect(r.gh.requests.some(q => q.method === 'PATCH' && /git\/refs/.test(q.path))).toBe(false)
+    expect(r.comment).toContain("The pull request's branch `feature` moved on since the run started, so the changes went to a new branch")
+  }, 120_000)
+
+  it('403 on ref creation: the report names the missing permission, the diff is still there, the step succeeds', async () => {
+    const r = await handback({
+      changes: 'pull-request',
+      script: [bash(FIX)],
+      setup: (_db, gh) => gh.fail('POST', /\/git\/refs$/, 403, 1, { body: { message: 'Resource not accessible by integration', status: '403' } })
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.comment).toContain('**Not committed**: the github-token may not write to the repository (HTTP 403): give the job `permissions: contents: write`')
+    expect(r.comment).toContain('+  return a + b')
+    expect(r.run.outputs).toMatchObject({ branch: '', 'commit-sha': '', 'pull-request-url': '', 'changed-files': '1' })
+    expect(r.db.created.pulls).toEqual([])
+  }, 120_000)
+
+  it('pull requests not allowed for Actions: the branch is made, the report says which setting is missing', async () => {
+    const r = await handback({
+      changes: 'pull-request',
+      script: [bash(FIX)],
+      setup: (_db, gh) => gh.fail('POST', /\/pulls$/, 403, 1, { body: { message: 'GitHub Actions is not permitted to create or approve pull requests.', status: '403' } })
+    })
+    expect(r.run.code).toBe(0)
+    expect(r.run.outputs.branch).toBe(`agent/issue-${ISSUE}-1234`)
+    expect(r.comment).toContain('**No pull request**: the repository does not allow GitHub Actions to create pull requests')
+  }, 120_000)
+
+  it('an agent-planted .gitattributes filter, textconv, fsmonitor and hooks run nothing, and the files keep their bytes', async () => {
+    const mark = join(mkdtempSync(join(tmpdir(), 'handback-mark-')), 'pwned')
+    const planted = [
+      `printf '* filter=evil diff=evil ident text eol=crlf\\n' > .gitattributes`,
+      `git config filter.evil.clean 'touch ${mark}.clean; cat' && git config filter.evil.smudge 'touch ${mark}.smudge; cat' && git config filter.evil.required true`,
+      `git config diff.evil.textconv 'touch ${mark}.textconv; cat' && git config diff.external 'touch ${mark}.external'`,
+      `git config core.fsmonitor 'touch ${mark}.fsmonitor'`,
+      `for h in pre-commit post-checkout post-index-change reference-transaction; do printf '#!/bin/sh\\ntouch ${mark}.hook\\n' > .git/hooks/$h; chmod +x .git/hooks/$h; done`,
+      `printf 'line one\\n$Id$\\n' > kept.txt`
+    ]
+    const r = await handback({ changes: 'branch', script: [bash(FIX, ...planted)] })
+    expect(r.run.code).toBe(0)
+    for (const suffix of ['clean', 'smudge', 'textconv', 'external', 'fsmonitor', 'hook']) expect(existsSync(`${mark}.${suffix}`)).toBe(false)
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M', '.gitattributes': 'A', 'kept.txt': 'A' })
+    // nothing under .git/ ever leaves
+    expect(readFileSync(r.run.outputs.patch, 'utf8')).not.toMatch(/\.git\/(hooks|config)/)
+  }, 120_000)
+})
+
+afterAll(() => {
+  for (const d of dirs) execFileSync('rm', ['-rf', d])
+})
+

@@ -1,0 +1,69 @@
+// What may leave the agent's copy. A changed file is held back (left out of the
+// patch, the workspace and the commit, and named in the report) when it holds
+// a known secret in any form the Redactor knows (content old or new, as text or
+// as raw bytes, or its name), when it is a submodule or nested repository, or
+// when it passes a limit.
+import type { FileChange } from './patch'
+import { sectionsOf } from './patch'
+
+/** Most changed files handed back; the rest (in path order) are held back. */
+export const MAX_CHANGED_FILES = 5000
+/** Largest single file handed back (GitHub warns at 50 MB and blobs travel base64-encoded). */
+export const MAX_FILE_BYTES = 20 * 1024 * 1024
+/** Most new content handed back in all. */
+export const MAX_CHANGE_BYTES = 100 * 1024 * 1024
+
+export interface Hold {
+  file: FileChange
+  why: string
+}
+export interface Checked {
+  heldBack: Hold[]
+}
+
+const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`
+const isSubmodule = (f: FileChange) => f.oldMode === '160000' || f.newMode === '160000'
+
+/** Limits and submodules, from the sizes of the new blobs alone (nothing big is read). */
+export function checkLimits(files: FileChange[], sizes: Map<string, number>): Hold[] {
+  const held: Hold[] = []
+  let count = 0
+  let bytes = 0
+  for (const file of files) {
+    const size = file.newSha ? (sizes.get(file.newSha) ?? 0) : 0
+    if (isSubmodule(file)) held.push({ file, why: 'a submodule or nested repository (not handed back)' })
+    else if (size > MAX_FILE_BYTES) held.push({ file, why: `larger than ${mib(MAX_FILE_BYTES)} (the limit for one file)` })
+    else if (count >= MAX_CHANGED_FILES) held.push({ file, why: `over the limit of ${MAX_CHANGED_FILES} changed files` })
+    else if (bytes + size > MAX_CHANGE_BYTES) held.push({ file, why: `over the limit of ${mib(MAX_CHANGE_BYTES)} of changed content` })
+    else {
+      count++
+      bytes += size
+    }
+  }
+  return held
+}
+
+/**
+ * Secrets: in a file's name, its new bytes (read as UTF-8 and as Latin-1, so a
+ * secret in a binary file is found too) or its diff (which shows old lines and
+ * context). `sections` are the per-file texts of the whole diff, in order.
+ */
+export function checkSecrets(files: FileChange[], sections: string[], blobs: Map<string, Buffer>, containsSecret: (text: string) => boolean): Hold[] {
+  const held: Hold[] = []
+  let at = 0
+  for (const file of files) {
+    const n = sectionsOf(file)
+    const text = sections.slice(at, at + n).join('')
+    at += n
+    const content = file.newSha ? blobs.get(file.newSha) : undefined
+    if (containsSecret(file.path) || (file.oldPath !== undefined && containsSecret(file.oldPath))) {
+      held.push({ file, why: 'its name holds a secret' })
+    } else if (
+      containsSecret(text) ||
+      (content !== undefined && (containsSecret(content.toString('utf8')) || containsSecret(content.toString('latin1'))))
+    ) {
+      held.push({ file, why: 'it holds a secret (a known secret value, or a string shaped like a token)' })
+    }
+  }
+  return held
+}

@@ -1,0 +1,246 @@
+// The checked patch committed by the action itself through the REST API's Git
+// database (blobs, a tree on the base commit's tree, a commit whose parent is
+// the starting commit, a ref), so the token never meets a git process in a
+// folder the agent touched, and GitHub signs the commit. Every failure is soft:
+// the result says what is missing, the diff stays in the report.
+import type { Octokit, Repo } from '../report/github'
+import type { FileChange, Patch } from './patch'
+import { inlineCode } from './render'
+
+export interface CommitTarget {
+  /** the issue the run answers (not a pull request) */
+  issueNumber?: number
+  /** the pull request the run answers */
+  pullNumber?: number
+}
+
+export interface CommitOptions {
+  octokit: Octokit
+  repo: Repo
+  patch: Patch
+  blobs: Map<string, Buffer>
+  mode: 'branch' | 'pull-request'
+  target: CommitTarget
+  runId: string
+  runAttempt?: string
+  runUrl?: string
+  serverUrl?: string
+  /** the task, for the commit message and the pull request title */
+  task: string
+  /** the branch a new pull request targets (when the run answers no pull request) */
+  baseBranch: string
+  log: (message: string) => void
+  /** no request is started after this time (ms since the epoch): the report must not wait, nor be overtaken by a late commit */
+  deadline?: number
+}
+
+export type Handback =
+  | {
+      kind: 'committed'
+      branch: string
+      sha: string
+      branchUrl: string
+      compareUrl: string
+      /** the commit went onto the head branch of the pull request the run answers */
+      onHead: boolean
+      /** what the user should know (moved-on head, workflow files left out...) */
+      notes: string[]
+      pullRequest?: { number: number; url: string; created: boolean }
+      /** why the pull request could not be opened */
+      pullRequestError?: string
+    }
+  | { kind: 'not-committed'; why: string; notes: string[] }
+
+/** The branch a run commits to when it does not commit onto a pull request's head. */
+export function branchName(target: CommitTarget, runId: string, runAttempt?: string): string {
+  const n = target.issueNumber ?? target.pullNumber
+  const attempt = runAttempt && runAttempt !== '1' ? `-${runAttempt}` : ''
+  return n !== undefined ? `agent/issue-${n}-${runId}${attempt}` : `agent/run-${runId}${attempt}`
+}
+
+const statusOf = (e: unknown): number | undefined => {
+  const s = (e as { status?: unknown })?.status
+  return typeof s === 'number' ? s : undefined
+}
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/** The permission or setting a failed request points at, in words. */
+export function explain(e: unknown, doing: 'contents' | 'pulls'): string {
+  const status = statusOf(e)
+  const text = messageOf(e)
+  if (/not permitted to create or approve pull requests/i.test(text)) {
+    return 'the repository does not allow GitHub Actions to create pull requests (Settings → Actions → General → Workflow permissions: "Allow GitHub Actions to create and approve pull requests")'
+  }
+  if (status === 403 || status === 404) {
+    return doing === 'contents'
+      ? `the github-token may not write to the repository (HTTP ${status}): give the job \`permissions: contents: write\``
+      : `the github-token may not open pull requests (HTTP ${status}): give the job \`permissions: pull-requests: write\``
+  }
+  return status ? `GitHub answered HTTP ${status}: ${text}` : text
+}
+
+/** Text that is valid UTF-8 can travel inline in the tree; anything else goes as a base64 blob. */
+function asUtf8(content: Buffer): string | undefined {
+  const text = content.toString('utf8')
+  return Buffer.from(text, 'utf8').equals(content) ? text : undefined
+}
+
+type TreeEntry = { path: string; mode: '100644' | '100755' | '120000'; type: 'blob'; sha?: string | null; content?: string }
+
+const modeOf = (m: string | undefined): TreeEntry['mode'] => (m === '100755' || m === '120000' ? m : '100644')
+
+function firstLine(task: string, max: number): string {
+  const line = task.split('\n').map(l => l.trim()).find(l => l !== '') ?? 'changes'
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** Commits the patch's files (workflow files excepted); never throws. */
+export async function commitPatch(o: CommitOptions): Promise<Handback> {
+  const notes: string[] = []
+  const inTime = () => {
+    if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
+  }
+  const workflows = o.patch.files.filter(f => f.workflow)
+  if (workflows.length) notes.push(`${workflows.length} change${workflows.length === 1 ? '' : 's'} under .github/workflows/ ${workflows.length === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`)
+  const files = o.patch.files.filter(f => !f.workflow)
+  if (files.length === 0) return { kind: 'not-committed', why: 'nothing to commit besides workflow changes', notes }
+  const { octokit, repo } = o
+  const server = o.serverUrl ?? 'https://github.com'
+  const repoUrl = `${server}/${repo.owner}/${repo.repo}`
+  const fullName = `${repo.owner}/${repo.repo}`.toLowerCase()
+
+  // On a pull request: its head branch, when it lives here and is where the run started.
+  let head: { ref: string; sha: string; number: number } | undefined
+  /** the pull request's head branch, when a new draft PR should go into it */
+  let prHeadRef: string | undefined
+  if (o.target.pullNumber !== undefined) {
+    try {
+      const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: o.target.pullNumber })
+      const headRepo = pr.head.repo?.full_name
+      if (!headRepo || headRepo.toLowerCase() !== fullName) {
+        return {
+          kind: 'not-committed',
+          why: `the pull request's branch lives in ${headRepo ? `the fork ${headRepo}` : 'a fork that is gone'}, where the action cannot push; the diff below (and the patch output) can be applied by hand`,
+          notes
+        }
+      }
+      if (pr.head.sha === o.patch.baseSha) {
+        head = { ref: pr.head.ref, sha: pr.head.sha, number: pr.number }
+      } else {
+        let moved = false
+        try {
+          const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${o.patch.baseSha}...${pr.head.sha}` })
+          moved = cmp.status === 'ahead'
+        } catch {
+          // the new branch below says enough
+        }
+        // A draft PR goes into the head branch only when the starting commit is on it; else into the base branch, so it shows just the agent's changes.
+        if (moved) prHeadRef = pr.head.ref
+        notes.push(
+          moved
+            ? `the pull request's branch ${inlineCode(pr.head.ref)} moved on since the run started, so the changes went to a new branch`
+            : `the run did not start from the head of the pull request's branch ${inlineCode(pr.head.ref)}, so the changes went to a new branch`
+        )
+      }
+    } catch (e) {
+      return { kind: 'not-committed', why: `the pull request could not be read: ${explain(e, 'contents')}`, notes }
+    }
+  }
+
+  let commitSha: string
+  try {
+    let base
+    try {
+      base = (await octokit.rest.git.getCommit({ ...repo, commit_sha: o.patch.baseSha })).data
+    } catch (e) {
+      const status = statusOf(e)
+      if (status === 404 || status === 422) {
+        return { kind: 'not-committed', why: `the starting commit ${o.patch.baseSha.slice(0, 12)} is not on GitHub (was it made by an earlier step and not pushed?)`, notes }
+      }
+      throw e
+    }
+    const tree: TreeEntry[] = []
+    for (const f of files) {
+      if (f.status === 'renamed' && f.oldPath !== undefined) tree.push({ path: f.oldPath, mode: modeOf(f.oldMode), type: 'blob', sha: null })
+      if (f.status === 'deleted') {
+        tree.push({ path: f.path, mode: modeOf(f.oldMode), type: 'blob', sha: null })
+        continue
+      }
+      tree.push(await entryFor(o, f))
+    }
+    inTime()
+    const { data: newTree } = await octokit.rest.git.createTree({ ...repo, base_tree: base.tree.sha, tree })
+    const issue = o.target.issueNumber ?? o.target.pullNumber
+    const message = [
+      `Agent: ${firstLine(o.task, 60)}`,
+      '',
+      `Changes made by the bash agent${issue !== undefined ? ` for #${issue}` : ''}${o.runUrl ? ` in ${o.runUrl}` : ''}.`
+    ].join('\n')
+    inTime()
+    const { data: commit } = await octokit.rest.git.createCommit({ ...repo, message, tree: newTree.sha, parents: [o.patch.baseSha] })
+    commitSha = commit.sha
+  } catch (e) {
+    return { kind: 'not-committed', why: explain(e, 'contents'), notes }
+  }
+
+  const done = (branch: string, onHead: boolean) => ({
+    kind: 'committed' as const,
+    branch,
+    sha: commitSha,
+    branchUrl: `${repoUrl}/tree/${branch.split('/').map(encodeURIComponent).join('/')}`,
+    compareUrl: `${repoUrl}/compare/${o.patch.baseSha}...${branch.split('/').map(encodeURIComponent).join('/')}`,
+    onHead,
+    notes
+  })
+
+  if (head) {
+    try {
+      // No force: when the branch moved on meanwhile this fails and the commit goes to a new branch.
+      await octokit.rest.git.updateRef({ ...repo, ref: `heads/${head.ref}`, sha: commitSha, force: false })
+      return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrl}/pull/${head.number}`, created: false } }
+    } catch (e) {
+      if (statusOf(e) !== 422) return { kind: 'not-committed', why: explain(e, 'contents'), notes }
+      prHeadRef = head.ref
+      notes.push(
+        /fast.forward/i.test(messageOf(e))
+          ? `the pull request's branch ${inlineCode(head.ref)} moved on while the changes were committed, so they went to a new branch`
+          : `the pull request's branch ${inlineCode(head.ref)} could not be updated (${messageOf(e)}), so the changes went to a new branch`
+      )
+    }
+  }
+
+  const branch = branchName(o.target, o.runId, o.runAttempt)
+  try {
+    inTime()
+    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commitSha })
+  } catch (e) {
+    return { kind: 'not-committed', why: explain(e, 'contents'), notes }
+  }
+  const result: Handback = done(branch, false)
+  if (o.mode !== 'pull-request') return result
+  const into = prHeadRef ?? o.baseBranch
+  try {
+    const body = [
+      o.target.issueNumber !== undefined ? `Closes #${o.target.issueNumber}` : o.target.pullNumber !== undefined ? `For #${o.target.pullNumber}` : '',
+      `Changes made by the bash agent${o.runUrl ? ` in [this run](${o.runUrl})` : ''}. Review them before merging.`
+    ]
+      .filter(Boolean)
+      .join('\n\n')
+    inTime()
+    const { data: pr } = await octokit.rest.pulls.create({ ...repo, title: firstLine(o.task, 100), head: branch, base: into, body, draft: true })
+    return { ...result, pullRequest: { number: pr.number, url: pr.html_url, created: true } }
+  } catch (e) {
+    return { ...result, pullRequestError: explain(e, 'pulls') }
+  }
+}
+
+async function entryFor(o: CommitOptions, f: FileChange): Promise<TreeEntry> {
+  const content = f.newSha ? o.blobs.get(f.newSha) : undefined
+  if (!content) throw new Error(`the content of ${f.path} is missing`)
+  const mode = modeOf(f.newMode)
+  const text = asUtf8(content)
+  if (text !== undefined) return { path: f.path, mode, type: 'blob', content: text }
+  if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
+  const { data: blob } = await o.octokit.rest.git.createBlob({ ...o.repo, content: content.toString('base64'), encoding: 'base64' })
+  return { path: f.path, mode, type: 'blob', sha: blob.sha }
+}

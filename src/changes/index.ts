@@ -1,0 +1,144 @@
+// Hand the work back: compute -> check -> apply -> commit (when asked), and
+// the record of it that the report and the outputs show.
+import * as core from '@actions/core'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Exec } from './exec'
+import { computePatch, type Patch } from './patch'
+import { applyPatch, revertInPlace, type Applied } from './apply'
+import { commitPatch, type CommitOptions, type Handback } from './commit'
+
+import type { ChangesMode } from './modes'
+export { CHANGES_MODES, type ChangesMode } from './modes'
+
+/** Where the run started: the commit checked out in the workspace and the store that holds it. */
+export interface Base {
+  sha: string
+  objects: string
+}
+
+export type ChangesReport =
+  | { kind: 'no-repository' } // the workspace is no git checkout: nothing to compare with
+  | { kind: 'failed'; why: string }
+  | {
+      kind: 'computed'
+      mode: ChangesMode
+      patch: Patch
+      patchFile?: string
+      applied?: Applied
+      handback?: Handback
+      /** why no commit was tried although the mode asked for one */
+      notCommitted?: string
+    }
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+/** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
+export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
+  const env = { PATH: pathEnv, HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', GIT_CEILING_DIRECTORIES: workspace.replace(/\/[^/]*$/, '') || '/' }
+  const r = await exec('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'rev-parse', '--path-format=absolute', '--git-path', 'objects', 'HEAD^{commit}'], { cwd: workspace, env })
+  if (r.code !== 0) return undefined
+  const [objects, sha] = r.stdout.toString('utf8').trim().split('\n')
+  return /^[0-9a-f]{40}$/.test(sha ?? '') && objects ? { sha, objects } : undefined
+}
+
+export interface HandBackOptions {
+  mode: ChangesMode
+  base: Base | undefined
+  workspace: string
+  /** where the commands ran: the copy, or the workspace itself */
+  workdir: string
+  exec: Exec
+  containsSecret: (text: string) => boolean
+  /** folder for the patch file (RUNNER_TEMP) */
+  patchDir: string
+  patchName: string
+  /** what a commit needs from GitHub; undefined when there is no token or repository */
+  commit?: () => Promise<Omit<CommitOptions, 'patch' | 'blobs' | 'mode'>>
+  /** why no commit may be made now (the run was cancelled), if so */
+  noCommit?: string
+  log: (message: string) => void
+  /** for what went wrong (a warning on the runner) */
+  warn?: (message: string) => void
+}
+
+/** Where the run answers, as a commit target: an issue, or a pull request (also for review threads). */
+export function targetOf(task: { thread?: { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number }; context: { issueNumber?: number; isPullRequest?: boolean } }): CommitOptions['target'] {
+  if (task.thread?.kind === 'review') return { pullNumber: task.thread.pullNumber }
+  const n = task.thread?.kind === 'issue' ? task.thread.number : task.context.issueNumber
+  if (n === undefined) return {}
+  return task.context.isPullRequest ? { pullNumber: n } : { issueNumber: n }
+}
+
+/** The branch a new pull request targets: the branch the workflow ran on, else the repository's default branch. */
+export function baseBranchOf(env: NodeJS.ProcessEnv, payload: unknown): string {
+  if (env.GITHUB_REF?.startsWith('refs/heads/')) return env.GITHUB_REF.slice('refs/heads/'.length)
+  const def = (payload as { repository?: { default_branch?: unknown } } | undefined)?.repository?.default_branch
+  return typeof def === 'string' && def ? def : 'main'
+}
+
+export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
+  const warn = o.warn ?? o.log
+  if (!o.base) {
+    o.log('Changes: the workspace is not a git checkout, so there is nothing to compare the agent\'s work with.')
+    return { kind: 'no-repository' }
+  }
+  let computed
+  try {
+    computed = await computePatch({ workdir: o.workdir, baseSha: o.base.sha, baseObjects: o.base.objects, exec: o.exec, containsSecret: o.containsSecret, tmpDir: o.patchDir })
+  } catch (e) {
+    warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
+    return { kind: 'failed', why: messageOf(e) }
+  }
+  const { patch, blobs } = computed
+  if (o.workdir === o.workspace) {
+    for (const f of revertInPlace(computed.secrets, o.workspace)) warn(`Changes: could not put back ${JSON.stringify(f.path)}, which holds a secret: ${f.why}`)
+  }
+  const report: ChangesReport = { kind: 'computed', mode: o.mode, patch }
+  o.log(`Changes: ${patch.files.length} file${patch.files.length === 1 ? '' : 's'} changed${patch.heldBack.length ? `, ${patch.heldBack.length} held back` : ''}.`)
+  for (const h of patch.heldBack) o.log(`Changes: held back ${JSON.stringify(h.path)}: ${h.why}`)
+  if (patch.files.length === 0) return report
+
+  if (!o.containsSecret(patch.diff)) {
+    const file = join(o.patchDir, o.patchName)
+    try {
+      writeFileSync(file, patch.diff)
+      report.patchFile = file
+    } catch (e) {
+      warn(`Changes: could not write the patch file: ${messageOf(e)}`)
+    }
+  }
+  if (o.mode !== 'none' || o.workdir === o.workspace) {
+    report.applied = applyPatch(patch, blobs, o.workspace, o.workdir)
+    for (const f of report.applied.kind === 'applied' ? report.applied.failed : []) warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
+  }
+  if (o.mode === 'branch' || o.mode === 'pull-request') {
+    if (o.noCommit) report.notCommitted = o.noCommit
+    else if (!o.commit) report.notCommitted = 'there is no github-token or repository to commit with'
+    else {
+      try {
+        report.handback = await commitPatch({ ...(await o.commit()), patch, blobs, mode: o.mode })
+      } catch (e) {
+        report.handback = { kind: 'not-committed', why: messageOf(e), notes: [] }
+      }
+      const h = report.handback
+      if (h.kind === 'committed') o.log(`Changes: committed ${h.sha} to ${h.branch}${h.pullRequest ? `; pull request ${h.pullRequest.url}` : ''}.`)
+      else warn(`Changes: not committed: ${h.why}`)
+      if (h.kind === 'committed' && h.pullRequestError) warn(`Changes: no pull request: ${h.pullRequestError}`)
+    }
+  }
+  return report
+}
+
+/** The outputs changed-files, patch, branch, commit-sha, pull-request-url. */
+export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: string) => string): void {
+  const computed = r?.kind === 'computed' ? r : undefined
+  const h = computed?.handback?.kind === 'committed' ? computed.handback : undefined
+  core.setOutput('changed-files', String(computed?.patch.files.length ?? 0))
+  core.setOutput('patch', computed?.patchFile ?? '')
+  core.setOutput('branch', redact(h?.branch ?? ''))
+  core.setOutput('commit-sha', h?.sha ?? '')
+  core.setOutput('pull-request-url', h?.pullRequest?.url ?? '')
+}
+
+export { localExec, type Exec } from './exec'

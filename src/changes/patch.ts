@@ -1,0 +1,297 @@
+// The agent's changes as a patch: the work tree of its copy against the commit
+// the workspace had checked out at start, computed with git in a throwaway
+// repository of our own, so nothing the agent could plant runs or counts:
+//   - GIT_DIR is a fresh bare repository (no hooks, no config but ours); its
+//     objects/info/alternates borrow the workspace's object store read-only;
+//   - system and global config are off (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL,
+//     an empty HOME), hooks, fsmonitor and autocrlf are switched off on the
+//     command line, diffs run with --no-ext-diff --no-textconv;
+//   - $GIT_DIR/info/attributes (the highest precedence) unsets `filter`,
+//     `text`, `ident`, `working-tree-encoding` and leaves `diff`/`eol`
+//     unspecified for every path, so a planted `.gitattributes` can name
+//     drivers that exist nowhere and convert nothing: blobs hold the bytes of
+//     the files;
+//   - the copy's .git is never read (git skips every `.git` in a work tree),
+//     so agent commits are simply folded in and its refs, config and hooks
+//     stay behind; nested repositories are excluded and named.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Exec } from './exec'
+import { checkLimits, checkSecrets } from './checks'
+
+export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed'
+
+export interface FileChange {
+  /** the path after the change (for a deletion: the path that is gone) */
+  path: string
+  /** renamed from */
+  oldPath?: string
+  status: FileStatus
+  /** git modes: 100644, 100755 (executable), 120000 (symlink); absent on the side that does not exist */
+  oldMode?: string
+  newMode?: string
+  oldSha?: string
+  newSha?: string
+  binary: boolean
+  additions: number
+  deletions: number
+  /** under .github/workflows/: shown and applied, never committed */
+  workflow: boolean
+}
+
+export interface HeldBack {
+  path: string
+  why: string
+}
+
+export interface Patch {
+  baseSha: string
+  /** what is handed back (held-back files are not among them) */
+  files: FileChange[]
+  /** changed files left out of everything (patch, workspace, commit), with the reason */
+  heldBack: HeldBack[]
+  /** the whole patch (`git apply`-able, binary-safe); '' when nothing changed */
+  diff: string
+}
+
+export interface ComputedPatch {
+  patch: Patch
+  /** the new content of every file in `patch.files` that has one, by blob sha */
+  blobs: Map<string, Buffer>
+  /** files held back for a secret, with their content at the start: where the agent worked in the workspace, they are put back */
+  secrets: { file: FileChange; old?: Buffer }[]
+}
+
+export interface PatchOptions {
+  /** the agent's working copy */
+  workdir: string
+  /** the commit checked out in the workspace at start */
+  baseSha: string
+  /** the object store holding baseSha (the workspace's .git/objects), only read */
+  baseObjects: string
+  exec: Exec
+  /** true when a text (or file name) holds a known secret in any form */
+  containsSecret: (text: string) => boolean
+  /** where the throwaway repository goes (default: the OS temp dir) */
+  tmpDir?: string
+  /** PATH to find git with */
+  path?: string
+}
+
+const ZERO_SHA = '0'.repeat(40)
+
+/** For every path: no filter, no end-of-line or encoding conversion, no ident; diff and eol left to git's defaults. */
+const NEUTRAL_ATTRIBUTES = '* -filter -text -ident -working-tree-encoding !eol !diff !merge\n'
+
+export class PatchError extends Error {}
+
+/** A git run in the throwaway repository, with nothing of the agent's config or code in play. */
+export function safeGit(exec: Exec, scratch: { gitDir: string; index: string; home: string }, workTree: string, pathEnv: string) {
+  const env: Record<string, string> = {
+    PATH: pathEnv,
+    HOME: scratch.home,
+    XDG_CONFIG_HOME: scratch.home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_DIR: scratch.gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_INDEX_FILE: scratch.index,
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0'
+  }
+  const config = [
+    'core.hooksPath=/dev/null',
+    'core.fsmonitor=false',
+    'core.untrackedCache=false',
+    'core.autocrlf=false',
+    'core.symlinks=true',
+    'core.filemode=true',
+    'core.attributesFile=/dev/null',
+    'core.excludesFile=/dev/null',
+    'core.quotePath=true',
+    'diff.external=',
+    'diff.noprefix=false',
+    'diff.mnemonicPrefix=false',
+    'color.ui=false'
+  ].flatMap(c => ['-c', c])
+  return async (args: string[], input?: Buffer): Promise<Buffer> => {
+    const r = await exec('git', [...config, ...args], { cwd: workTree, env, input })
+    if (r.code !== 0) throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
+    return r.stdout
+  }
+}
+
+interface RawEntry {
+  status: string
+  oldMode: string
+  newMode: string
+  oldSha: string
+  newSha: string
+  path: string
+  oldPath?: string
+}
+
+/** `git diff --raw -z --no-abbrev` output. */
+export function parseRaw(out: Buffer): RawEntry[] {
+  const parts = out.toString('utf8').split('\0')
+  const entries: RawEntry[] = []
+  for (let i = 0; i < parts.length; i++) {
+    const head = parts[i]
+    if (!head.startsWith(':')) continue
+    const [oldMode, newMode, oldSha, newSha, status] = head.slice(1).split(' ')
+    if (status.startsWith('R') || status.startsWith('C')) {
+      entries.push({ status: status[0], oldMode, newMode, oldSha, newSha, oldPath: parts[i + 1], path: parts[i + 2] })
+      i += 2
+    } else {
+      entries.push({ status, oldMode, newMode, oldSha, newSha, path: parts[i + 1] })
+      i += 1
+    }
+  }
+  return entries
+}
+
+/** `git diff --numstat -z` output: by new path, additions and deletions (null for binary). */
+export function parseNumstat(out: Buffer): Map<string, { additions: number; deletions: number; binary: boolean }> {
+  const parts = out.toString('utf8').split('\0')
+  const stats = new Map<string, { additions: number; deletions: number; binary: boolean }>()
+  for (let i = 0; i < parts.length; i++) {
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(parts[i])
+    if (!m) continue
+    let path = m[3]
+    if (path === '') {
+      path = parts[i + 2] // rename: "a\td\t\0old\0new"
+      i += 2
+    }
+    const binary = m[1] === '-'
+    stats.set(path, { additions: binary ? 0 : Number(m[1]), deletions: binary ? 0 : Number(m[2]), binary })
+  }
+  return stats
+}
+
+/** Splits a whole diff into one text per file, in order. */
+export function splitDiff(diff: string): string[] {
+  if (!diff) return []
+  const starts: number[] = []
+  const re = /^diff --git /gm
+  for (let m = re.exec(diff); m; m = re.exec(diff)) starts.push(m.index)
+  return starts.map((s, i) => diff.slice(s, i + 1 < starts.length ? starts[i + 1] : diff.length))
+}
+
+const isWorkflow = (path: string) => /^\.github\/workflows\//i.test(path)
+
+function toChange(e: RawEntry, stats: ReturnType<typeof parseNumstat>): FileChange {
+  const st = stats.get(e.path) ?? { additions: 0, deletions: 0, binary: false }
+  const status: FileStatus = e.status === 'A' ? 'added' : e.status === 'D' ? 'deleted' : e.status === 'R' ? 'renamed' : 'modified'
+  return {
+    path: e.path,
+    ...(e.oldPath !== undefined ? { oldPath: e.oldPath } : {}),
+    status,
+    ...(status !== 'added' ? { oldMode: e.oldMode, oldSha: e.oldSha } : {}),
+    ...(status !== 'deleted' ? { newMode: e.newMode, newSha: e.newSha } : {}),
+    binary: st.binary,
+    additions: st.additions,
+    deletions: st.deletions,
+    workflow: isWorkflow(e.path) || (e.oldPath !== undefined && isWorkflow(e.oldPath))
+  }
+}
+
+/** How many `diff --git` sections git writes for a change: two when the kind of object changes (file <-> symlink). */
+export const sectionsOf = (f: FileChange): number =>
+  f.status === 'modified' && f.oldMode !== undefined && f.newMode !== undefined && f.oldMode.slice(0, 3) !== f.newMode.slice(0, 3) ? 2 : 1
+
+/** Reads blobs from the store by sha with one `cat-file --batch`. */
+async function readBlobs(git: (args: string[], input?: Buffer) => Promise<Buffer>, shas: string[]): Promise<Map<string, Buffer>> {
+  const blobs = new Map<string, Buffer>()
+  const wanted = [...new Set(shas)]
+  if (wanted.length === 0) return blobs
+  const out = await git(['cat-file', '--batch'], Buffer.from(wanted.map(s => `${s}\n`).join('')))
+  let at = 0
+  for (const sha of wanted) {
+    const nl = out.indexOf(0x0a, at)
+    const header = out.subarray(at, nl).toString('utf8')
+    const m = /^([0-9a-f]{40}) (\w+) (\d+)$/.exec(header)
+    if (!m || m[1] !== sha) throw new PatchError(`git cat-file: unexpected answer for ${sha}: ${header.slice(0, 100)}`)
+    const size = Number(m[3])
+    blobs.set(sha, out.subarray(nl + 1, nl + 1 + size))
+    at = nl + 1 + size + 1
+  }
+  return blobs
+}
+
+/** Blob sizes by sha with one `cat-file --batch-check`. */
+async function blobSizes(git: (args: string[], input?: Buffer) => Promise<Buffer>, shas: string[]): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>()
+  if (shas.length === 0) return sizes
+  const out = await git(['cat-file', '--batch-check'], Buffer.from([...new Set(shas)].map(s => `${s}\n`).join('')))
+  for (const line of out.toString('utf8').split('\n')) {
+    const m = /^([0-9a-f]{40}) \w+ (\d+)$/.exec(line)
+    if (m) sizes.set(m[1], Number(m[2]))
+  }
+  return sizes
+}
+
+/**
+ * The agent's changes, checked. Throws PatchError when git cannot compute them
+ * (the caller reports it); never runs anything of the work tree's.
+ */
+export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
+  const root = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'))
+  try {
+    const scratch = { gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') }
+    mkdirSync(scratch.home)
+    const git = safeGit(opts.exec, scratch, opts.workdir, opts.path ?? process.env.PATH ?? '/usr/bin:/bin')
+    // A repository is HEAD, objects/ and refs/: made by hand, so no template (hooks) is copied.
+    for (const d of ['objects/info', 'refs/heads', 'info']) mkdirSync(join(scratch.gitDir, d), { recursive: true })
+    writeFileSync(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
+    writeFileSync(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${opts.baseObjects}\n`)
+    writeFileSync(join(scratch.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
+    await git(['read-tree', opts.baseSha])
+
+    // Nested repositories (an `ls-files -o` entry ending in '/') are never walked into.
+    const others = (await git(['ls-files', '-z', '--others', '--exclude-standard'])).toString('utf8').split('\0')
+    const nested = others.filter(p => p.endsWith('/'))
+    const escapeGlob = (p: string) => p.replace(/[\\*?[\]!#\s]/g, c => `\\${c}`)
+    writeFileSync(join(scratch.gitDir, 'info', 'exclude'), nested.map(p => `/${escapeGlob(p)}\n`).join(''))
+    await git(['add', '-A', '--', '.'])
+
+    const diffArgs = ['diff', '--cached', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
+    const heldBack = nested.map(p => ({ path: p.slice(0, -1), why: 'a nested git repository (its files are not handed back)' }))
+    const secretFiles: FileChange[] = []
+    for (let round = 0; ; round++) {
+      const raw = parseRaw(await git([...diffArgs, '--raw', '-z', '--no-abbrev', opts.baseSha]))
+      const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', opts.baseSha]))
+      const files = raw.map(e => toChange(e, stats))
+      let secretHolds = false
+      let holds = checkLimits(files, await blobSizes(git, files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))))
+      let blobs = new Map<string, Buffer>()
+      let diff = ''
+      if (holds.length === 0) {
+        blobs = await readBlobs(git, files.flatMap(f => (f.newSha ? [f.newSha] : [])))
+        diff = (await git([...diffArgs, '--binary', '--full-index', opts.baseSha])).toString('utf8')
+        holds = checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret)
+        secretHolds = true
+      }
+      if (holds.length === 0) {
+        const old = await readBlobs(git, secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : [])))
+        const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
+        return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
+      }
+      if (secretHolds) secretFiles.push(...holds.map(h => h.file))
+      if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')
+      // Held-back files go back to their base state in the index, and the diff is made again without them.
+      heldBack.push(...holds.map(h => ({ path: h.file.path, why: h.why })))
+      const lines: string[] = []
+      for (const { file } of holds) {
+        if (file.oldMode && file.oldSha) lines.push(`${file.oldMode} ${file.oldSha}\t${file.oldPath ?? file.path}`)
+        if (file.status === 'added' || file.status === 'renamed') lines.push(`0 ${ZERO_SHA}\t${file.path}`)
+      }
+      await git(['update-index', '-z', '--index-info'], Buffer.from(lines.map(l => `${l}\0`).join('')))
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,71 @@
+// The agent's work handed back (src/changes): computed, checked, applied and,
+// when asked for, committed, within the time the run has left; never throws.
+import { tmpdir } from 'node:os'
+import { handBack, readBase, localExec, targetOf, baseBranchOf, type ChangesReport, type Exec } from '../changes'
+import type { Log } from '../report/log'
+import type { Settings } from '../settings'
+import type { Task } from '../trigger'
+import { messageOf, within } from '../util'
+import type { RunControl } from './control'
+import type { GitHubSide } from './github-side'
+
+export type Base = Awaited<ReturnType<typeof readBase>>
+
+/** The starting commit, read before any command runs. */
+export function readStart(workspace: string): Promise<Base | undefined> {
+  return readBase(workspace, localExec).catch(() => undefined)
+}
+
+export interface HandBackContext {
+  settings: Settings
+  task: Task
+  payload: unknown
+  workspace: string
+  /** where the agent worked, and how to run a program there (the sandbox's copy, or the workspace) */
+  workdir: string
+  exec: Exec
+  base: Promise<Base | undefined>
+  control: RunControl
+  github: GitHubSide
+  out: Log
+  runUrl: string | undefined
+  startedAt: number
+}
+
+export async function handBackChanges(c: HandBackContext): Promise<ChangesReport> {
+  const { control, github, out } = c
+  const budget = control.signalAt !== undefined ? 2000 : Math.min(120_000, Math.max(5000, (control.hardEnd - Date.now()) / 2))
+  const runId = process.env.GITHUB_RUN_ID ?? 'local'
+  const deadline = Date.now() + budget - 1000 // no commit request after this: the report is never overtaken
+  const repo = github.repo
+  const work = handBack({
+    mode: c.settings.changes,
+    base: await within(c.base, budget, undefined),
+    workspace: c.workspace,
+    workdir: c.workdir,
+    exec: c.exec,
+    containsSecret: text => out.redactor.contains(text),
+    patchDir: process.env.RUNNER_TEMP || tmpdir(),
+    patchName: `bash-agent-${runId}-${c.startedAt}.patch`,
+    commit:
+      github.canCommit && repo
+        ? async () => ({
+            octokit: await github.getOctokit(),
+            repo,
+            target: targetOf(c.task),
+            runId,
+            runAttempt: process.env.GITHUB_RUN_ATTEMPT,
+            runUrl: c.runUrl,
+            serverUrl: process.env.GITHUB_SERVER_URL,
+            task: c.task.prompt,
+            baseBranch: baseBranchOf(process.env, c.payload),
+            log: out.log,
+            deadline
+          })
+        : undefined,
+    noCommit: control.signalAt !== undefined ? 'the run was cancelled' : undefined,
+    log: out.log,
+    warn: out.warn
+  }).catch((e: unknown): ChangesReport => ({ kind: 'failed', why: messageOf(e) }))
+  return within(work, budget, { kind: 'failed', why: `no time was left to hand the changes back (${Math.round(budget / 1000)} s)` } as ChangesReport)
+}
