@@ -27,6 +27,9 @@ import { renderFinal, renderProgress, headline, runUrlOf, type Outcome, type Rep
 import { publish, setOutputs } from './report/publish'
 import { writeTranscript, type Transcript } from './transcript'
 import { permissionViaFetch, proxyConfigured } from './report/permission'
+// --- thread session (issue 11)
+import { ThreadSession, answerStop } from './thread'
+// ---
 import { emptyUsage, stoppedRecord, type ExitReason, type MessageParam, type RunResult } from './types'
 
 /** The agent stops this long before timeout-minutes to leave time for the report. */
@@ -185,6 +188,14 @@ export async function main(): Promise<void> {
     if (!gate.allowed) return skip(gate.reason)
     log(`Trigger from ${task.source}; ${gate.reason}.`)
   }
+  // --- thread session (issue 11): one object for the thread's conversation; `/agent stop` ends here
+  const threadOpts = { task, repo, token, secret: settings.apiKey || settings.authToken || '', getOctokit, warn }
+  if (task.mode === 'stop') {
+    await answerStop(threadOpts, log).catch(e => warn(`Stop: ${messageOf(e)}`))
+    return skip('a stop request runs no agent')
+  }
+  const thread = new ThreadSession(threadOpts)
+  // ---
 
   // From here on every ending is reported.
   phase = 'running'
@@ -220,12 +231,13 @@ export async function main(): Promise<void> {
       maxCostUsd: settings.maxCostUsd,
       maxTokens: settings.maxTokens
     },
-    elapsedMs: 0
+    elapsedMs: 0,
+    marker: thread.runningMarker() // thread session (issue 11): what `/agent stop` finds
   }
   const live: Outcome = { finalText: '', exitReason: 'running', turns: 0, commands: [], usage: emptyUsage(), costUsd: null }
   let running: { command: string; since: number } | undefined
   const stamp = () => ({ ...meta, elapsedMs: Date.now() - startedAt })
-  const messages: MessageParam[] = []
+  let messages: MessageParam[] = []
   let system = ''
 
   let comment: ReportComment | undefined
@@ -325,7 +337,15 @@ export async function main(): Promise<void> {
     if (!(token && repo && task.thread)) {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
-    messages.push({ role: 'user', content: stripHidden(task.prompt) })
+    // --- thread session (issue 11): the thread's last conversation, then the task
+    const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
+    const started = await thread.start(stripHidden(task.prompt), contextBudgetTokens)
+    messages = started.messages
+    meta.note = started.note
+    // LEAD HOOK (thinking, issue of the models helper): when thread.loaded?.model !== settings.model,
+    // pass `messages` through their pure function that drops thinking/redacted_thinking blocks.
+    // LEAD HOOK (hand-back): thread.loaded?.branch / thread.loaded?.commitSha: the working copy starts there.
+    // ---
     sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
     sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
@@ -351,7 +371,7 @@ export async function main(): Promise<void> {
         maxTurns: settings.maxTurns,
         deadline,
         maxCostUsd: settings.maxCostUsd,
-        contextBudgetTokens: Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE),
+        contextBudgetTokens,
         signal: controller.signal
       },
       {
@@ -453,6 +473,16 @@ export async function main(): Promise<void> {
   }
 
   async function finish(r: RunResult, t: Task): Promise<void> {
+    // --- thread session (issue 11): save the conversation for the next comment; who stopped a cancelled run
+    const ended = await thread.end(r, redactor.redactDeep(r.messages), {
+      budgetMs: signalAt !== undefined ? 3000 : 20_000,
+      dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${startedAt}`),
+      model: settings.model
+      // LEAD HOOK (hand-back): branch / commitSha of the commit this run made, when it made one
+    })
+    meta.marker = ended.marker
+    if (ended.stoppedBy) r = { ...r, stoppedBy: ended.stoppedBy }
+    // ---
     const final = stamp()
     save(r, true)
     const out = await publish(r, final, comment, redact, warn, publishBudget())

@@ -23,11 +23,17 @@ export interface ReportMeta {
   sandbox: string
   limits: { maxTurns: number; timeoutMinutes: number; maxCostUsd?: number; maxTokens: number }
   elapsedMs: number
+  /** hidden marker of the thread session (run id, state, history artifact), after MARKER */
+  marker?: string
+  /** one line about the thread's conversation (continued, or why it started afresh) */
+  note?: string
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'exitReason' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
   /** the conversation, when known: tool calls that were no command (unknown tool, no command) are shown from it */
   messages?: MessageParam[]
+  /** login of who stopped the run with `/agent stop` (shown without pinging) */
+  stoppedBy?: string
 }
 
 /** One line saying how the run ended, when it did not simply finish. */
@@ -40,7 +46,9 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
     max_tokens: `⚠️ **The model's reply was cut short** at max-tokens (${meta.limits.maxTokens}); a command it was writing was not run. ${done}`,
     refusal: `⚠️ **The model declined to continue** (stop reason: refusal). ${done}`,
     model_context_window_exceeded: `⚠️ **The conversation outgrew the model's context window**, so the run ended. ${done}`,
-    cancelled: `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
+    cancelled: o.stoppedBy
+      ? `🛑 **Stopped by ${neutraliseMentions(`@${o.stoppedBy}`)}** while the agent was working. ${done}`
+      : `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
     error: `❌ **The run failed**: ${o.error ?? 'unknown error'} ${done}`
   }
   return reasons[o.exitReason]
@@ -266,15 +274,17 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
-  const fixed = [MARKER, head ?? '', '', '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const fixed = [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
   text = fitText(text, Math.max(0, limit - fixed - 2000))
   const logBudget = limit - fixed - text.length
   const log = o.commands.length
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
-  return [MARKER, head, text, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [withMarker(meta), head, meta.note, text, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
+
+const withMarker = (meta: ReportMeta): string => (meta.marker ? `${MARKER}\n${meta.marker}` : MARKER)
 
 /** The progress comment while the agent works. */
 export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): string {
@@ -294,6 +304,6 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
     const keep = lines.slice(-200)
     shown = [`*… ${lines.length - keep.length} earlier commands*`, ...keep]
   }
-  const body = [MARKER, status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
+  const body = [withMarker(meta), ...(meta.note ? [meta.note] : []), status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
   return body.length <= COMMENT_LIMIT ? body : body.slice(0, COMMENT_LIMIT)
 }
