@@ -92,7 +92,7 @@ export const LEFT_OUT = (n: number): string =>
 export function fitHistory(messages: readonly MessageParam[], budgetTokens: number): MessageParam[] {
   const copy = structuredClone(messages) as MessageParam[]
   if (estimateTokens(copy) <= budgetTokens) return copy
-  elideOldToolResults(copy, { budgetTokens, keepRecent: 1 })
+  elideOldToolResults(copy, { budgetTokens, keepRecent: 0 })
   if (estimateTokens(copy) <= budgetTokens) return copy
   for (let cut = 1; cut < copy.length; cut++) {
     if (copy[cut].role !== 'assistant') continue
