@@ -70,6 +70,47 @@ export async function threadComments(octokit: Octokit, repo: Repo, thread: Threa
   return all.filter(c => c.id === thread.commentId || c.in_reply_to_id === thread.commentId).map(toComment)
 }
 
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+
+/**
+ * threadComments with Node's fetch: a comment-triggered run reads its thread
+ * before the first model request, and loading Octokit for it would cost that
+ * request tens of milliseconds (see report/permission.ts). Octokit is loaded
+ * only when the thread holds a run of the action.
+ */
+export async function threadCommentsViaFetch(token: string, repo: Repo, thread: Thread, apiUrl?: string): Promise<ThreadComment[]> {
+  const api = (apiUrl || process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '')
+  const base = `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`
+  let url: string | undefined =
+    thread.kind === 'issue' ? `${base}/issues/${thread.number}/comments?per_page=100` : `${base}/pulls/${thread.pullNumber}/comments?per_page=100`
+  const all: RawComment[] = []
+  for (let pages = 0; url && pages < 50; pages++) {
+    let res: Response | undefined
+    for (let attempt = 0; ; attempt++) {
+      try {
+        res = await fetch(url, {
+          headers: {
+            authorization: `token ${token}`,
+            accept: 'application/vnd.github+json',
+            'x-github-api-version': '2022-11-28',
+            'user-agent': 'bash-agent-action'
+          },
+          signal: AbortSignal.timeout(30_000)
+        })
+        if (res.status < 500 || attempt >= 1) break
+      } catch (error) {
+        if (attempt >= 1) throw error
+      }
+      await sleep(1000)
+    }
+    if (!res?.ok) throw Object.assign(new Error(`HTTP ${res?.status ?? 0}`), { status: res?.status })
+    all.push(...((await res.json()) as RawComment[]))
+    url = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1]
+  }
+  const mine = thread.kind === 'issue' ? all : all.filter(c => c.id === thread.commentId || c.in_reply_to_id === thread.commentId)
+  return mine.map(toComment)
+}
+
 export type Fetched = { ok: true; bytes: Buffer } | { ok: false; why: string }
 
 /** The bytes of the artifact `name` of workflow run `runId` (needs `actions: read`). */

@@ -7,7 +7,8 @@ import type { Octokit, Repo } from '../report/github'
 import type { Task } from '../trigger'
 import type { MessageParam, RunResult } from '../types'
 import { appendTask } from '../agent/history'
-import { identityOf, type Identity } from './github'
+import { identityOf, threadComments, threadCommentsViaFetch, type Identity } from './github'
+import { proxyConfigured } from '../report/permission'
 import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
@@ -76,22 +77,23 @@ export class ThreadSession {
   async start(prompt: string, budgetTokens: number): Promise<{ messages: MessageParam[]; note?: string }> {
     const fresh = (note?: string) => ({ messages: appendTask([], prompt), ...(note ? { note } : {}) })
     if (this.o.task.mode !== 'continue' || !this.enabled) return fresh()
-    let octokit: Octokit
-    try {
-      octokit = await this.o.getOctokit()
-    } catch (error) {
-      return fresh(`ℹ️ Started afresh: GitHub could not be reached for this thread's conversation (${(error as Error).message}).`)
-    }
+    const repo = this.o.repo as Repo
+    const thread = this.o.task.thread!
+    const env = this.o.env ?? process.env
     const load = await within(
-      (async () =>
-        loadThreadHistory({
-          octokit,
-          repo: this.o.repo as Repo,
-          thread: this.o.task.thread!,
-          secret: this.o.secret,
-          budgetTokens,
-          identity: await this.me(octokit)
-        }))().catch(error => ({ kind: 'unavailable' as const, why: `GitHub could not be asked for it (${(error as Error).message})` })),
+      loadThreadHistory({
+        repo,
+        thread,
+        // only @actions/github's client honours HTTP(S)_PROXY
+        comments: async () =>
+          proxyConfigured(env)
+            ? threadComments(await this.o.getOctokit(), repo, thread)
+            : threadCommentsViaFetch(this.o.token, repo, thread, env.GITHUB_API_URL),
+        octokit: this.o.getOctokit,
+        identity: octokit => this.me(octokit),
+        secret: this.o.secret,
+        budgetTokens
+      }),
       LOAD_BUDGET_MS,
       { kind: 'unavailable' as const, why: `GitHub did not give it within ${LOAD_BUDGET_MS / 1000} s` }
     )

@@ -18,7 +18,8 @@ import type { Octokit, Repo } from '../report/github'
 import type { Thread } from '../trigger'
 import type { MessageParam } from '../types'
 import { closeUnfinished, fitHistory } from '../agent/history'
-import { downloadRunArtifact, identityOf, isOurs, threadComments, type Identity } from './github'
+import { downloadRunArtifact, isOurs, type Identity, type ThreadComment } from './github'
+import { MARKER } from '../trigger'
 import { artifactName, seal, sha256Hex, threadKey, unseal, type LoadedHistory } from './history'
 import { parseRunMarker } from './marker'
 
@@ -30,14 +31,17 @@ export type HistoryLoad =
   | { kind: 'unavailable'; why: string }
 
 export interface LoadOptions {
-  octokit: Octokit
   repo: Repo
   thread: Thread
+  /** the thread's comments, oldest first */
+  comments: () => Promise<ThreadComment[]>
+  /** Octokit, loaded only when the thread holds a run of the action */
+  octokit: () => Promise<Octokit>
+  identity: (octokit: Octokit) => Promise<Identity>
   /** the key material the history was sealed with (the model API key) */
   secret: string
   /** the history is fitted into this many estimated tokens (the context share) */
   budgetTokens: number
-  identity?: Identity
 }
 
 /**
@@ -45,17 +49,17 @@ export interface LoadOptions {
  * result) and fitted into budgetTokens; never throws.
  */
 export async function loadThreadHistory(o: LoadOptions): Promise<HistoryLoad> {
-  const { octokit, repo, thread } = o
+  const { repo, thread } = o
   const afresh = (why: string): HistoryLoad => ({ kind: 'unavailable', why })
   let last: { runId: number; history?: { artifact: string; sha256: string } } | undefined
+  let octokit: Octokit
   try {
-    const me = o.identity ?? (await identityOf(octokit))
-    const comments = await threadComments(octokit, repo, thread)
-    for (const c of comments) {
-      if (!isOurs(c, me)) continue
-      const m = parseRunMarker(c.body)
-      if (m?.state === 'done') last = m
-    }
+    // Only then is Octokit loaded and the identity asked: most threads hold no run of the action yet.
+    const marked = (await o.comments()).filter(c => c.body.includes(MARKER) && parseRunMarker(c.body)?.state === 'done')
+    if (marked.length === 0) return { kind: 'none' }
+    octokit = await o.octokit()
+    const me = await o.identity(octokit)
+    for (const c of marked) if (isOurs(c, me)) last = parseRunMarker(c.body)
   } catch (error) {
     return afresh(`the thread's comments could not be read (${(error as Error).message})`)
   }
