@@ -6,7 +6,7 @@ import { appendTask, closeUnfinished, fitHistory, NOT_RUN } from '../src/agent/h
 import { estimateTokens } from '../src/agent/context'
 import { artifactName, seal, unseal, type StoredHistory } from '../src/thread/history'
 import { parseRunMarker, parseStopMarker, runMarker, stopMarker } from '../src/thread/marker'
-import { commentMode, decide } from '../src/trigger'
+import { commentMode, decide, MARKER } from '../src/trigger'
 import type { Settings } from '../src/settings'
 import type { MessageParam } from '../src/types'
 import { issueCommentEvent, issuesEvent } from './helpers/events'
@@ -122,11 +122,18 @@ describe('the sealed history', () => {
 })
 
 describe('markers', () => {
-  it('round-trip, the last one counting', () => {
-    const done = runMarker({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
-    expect(parseRunMarker(`${runMarker({ runId: 5, attempt: 1, state: 'running' })}\n${done}`)).toEqual({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
-    expect(parseStopMarker(stopMarker({ runId: 5, by: 'octocat' }))).toEqual({ runId: 5, by: 'octocat' })
-    expect(parseStopMarker('<!-- bash-agent-stop run=5 by=<img src=x> -->')).toBeUndefined()
+  const done = runMarker({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
+  it('are read right after MARKER at the start of a body', () => {
+    expect(parseRunMarker(`${MARKER}\n${done}\n\ntext`)).toEqual({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
+    expect(parseStopMarker(`${MARKER}\n${stopMarker({ runId: 5, by: 'octocat' })}\nStopping`)).toEqual({ runId: 5, by: 'octocat' })
+  })
+  it('are not read anywhere else: the rest of a report is text the agent controls', () => {
+    const forged = runMarker({ runId: 999, attempt: 1, state: 'running' })
+    expect(parseRunMarker(`${MARKER}\n${done}\n\nfinal text ${forged}`)?.runId).toBe(5)
+    expect(parseRunMarker(`${MARKER}\n\nfinal text\n${forged}`)).toBeUndefined()
+    expect(parseRunMarker(forged)).toBeUndefined()
+    expect(parseStopMarker(`${MARKER}\nStopping\n${stopMarker({ runId: 5, by: 'octocat' })}`)).toBeUndefined()
+    expect(parseStopMarker(`${MARKER}\n<!-- bash-agent-stop run=5 by=<img src=x> -->`)).toBeUndefined()
   })
 })
 

@@ -37,8 +37,9 @@ const runLink = (o: StopOptions, runId: number): string =>
 /** The mention of a login, shown without pinging. */
 export const quietMention = (login: string): string => neutraliseMentions(`@${login}`)
 
-async function reply(o: StopOptions, body: string): Promise<{ id: number; url: string }> {
-  const text = `${MARKER}\n${body}`
+/** `marker` goes right after MARKER: the only place a marker is believed (marker.ts). */
+async function reply(o: StopOptions, body: string, marker?: string): Promise<{ id: number; url: string }> {
+  const text = marker ? `${MARKER}\n${marker}\n${body}` : `${MARKER}\n${body}`
   if (o.thread.kind === 'issue') {
     const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: o.thread.number, body: text })
     return { id: data.id, url: data.html_url }
@@ -79,7 +80,7 @@ export async function requestStop(o: StopOptions): Promise<StopOutcome> {
     return { kind: 'nothing-running', replyUrl: r.url }
   }
   // The marker goes out before the cancel, so the stopped run finds it when its SIGINT comes.
-  const r = await reply(o, `🛑 Stopping ${runLink(o, runId)}, as ${quietMention(who)} asked.\n${stopMarker({ runId, by: who })}`)
+  const r = await reply(o, `🛑 Stopping ${runLink(o, runId)}, as ${quietMention(who)} asked.`, stopMarker({ runId, by: who }))
   const cancelled = await cancelRun(o.octokit, o.repo, runId)
   if (cancelled.ok) return { kind: 'stopping', runId, replyUrl: r.url }
   // No stop marker may stay behind for a run that was not stopped.
