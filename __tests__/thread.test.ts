@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process'
 import { bash, startFakeAnthropic, text, type FakeAnthropic, type RecordedRequest, type Reply } from './helpers/fake-anthropic'
 import { runtimeToken, startFakeGitHub, type FakeArtifact, type FakeComment, type FakeGitHub, type Permission } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
-import { issueCommentEvent, issuesEvent } from './helpers/events'
+import { issueCommentEvent, issuesEvent, reviewCommentEvent } from './helpers/events'
 
 const API_KEY = 'sk-ant-api03-threadTestKey00000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -157,6 +157,25 @@ describe('a follow-up comment continues the last run in the thread', () => {
     expect(report.body).not.toContain('Continues the conversation')
     expect(report.body).not.toContain('Started afresh')
   })
+})
+
+describe('a review thread is a session too', () => {
+  it('a reply in the thread continues the run that answered in it; another thread of the same pull request does not', async () => {
+    const gh = await startFakeGitHub({ permissions: PERMISSIONS })
+    try {
+      const review = (body: string, commentId: number, inReplyToId?: number) => reviewCommentEvent({ body, login: 'octocat', pullNumber: 8, commentId, inReplyToId })
+      const one = await runOnce({ gh, eventName: 'pull_request_review_comment', script: [text('This hunk renames x.')], payload: review('/agent explain this hunk', 8101), runId: 8001 })
+      expect(one.run.outputs['exit-reason']).toBe('end_turn')
+      expect(gh.artifacts.map(a => a.name)).toEqual(['bash-agent-history-review-8-8101-attempt-1.bin'])
+      const two = await runOnce({ gh, eventName: 'pull_request_review_comment', script: [text('Yes.')], payload: review('/agent is it safe?', 8102, 8101), runId: 8002 })
+      const messages = messagesOf(two.ai.requests[0])
+      expect(messages.map(m => textOf(m.content))).toEqual(['explain this hunk', 'This hunk renames x.', 'is it safe?'])
+      const other = await runOnce({ gh, eventName: 'pull_request_review_comment', script: [text('Hm.')], payload: review('/agent and this one?', 8201), runId: 8003 })
+      expect(messagesOf(other.ai.requests[0])).toHaveLength(1)
+    } finally {
+      await gh.close()
+    }
+  }, 120_000)
 })
 
 describe('a history that cannot be had is not loaded, and the report says why in one line', () => {
