@@ -337,17 +337,18 @@ export async function main(): Promise<void> {
     if (!(token && repo && task.thread)) {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
-    // --- thread session (issue 11): the thread's last conversation, then the task
+    sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
+    sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
+    // --- thread session (issue 11): the thread's last conversation, then the task (the sandbox gets ready meanwhile)
     const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
     const started = await thread.start(stripHidden(task.prompt), contextBudgetTokens)
     messages = started.messages
     meta.note = started.note
     // LEAD HOOK (thinking, issue of the models helper): when thread.loaded?.model !== settings.model,
     // pass `messages` through their pure function that drops thinking/redacted_thinking blocks.
-    // LEAD HOOK (hand-back): thread.loaded?.branch / thread.loaded?.commitSha: the working copy starts there.
+    // LEAD HOOK (hand-back): thread.loaded?.branch / thread.loaded?.commitSha: the working copy starts there
+    // (prepareSandbox above then has to wait for thread.start, or check the branch out into the copy after it).
     // ---
-    sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
-    sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
       {
         workspace,
