@@ -15,11 +15,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Octokit, Repo } from '../report/github'
-import type { Thread } from '../trigger'
+import { MARKER, type Thread } from '../trigger'
 import type { MessageParam } from '../types'
 import { closeUnfinished, fitHistory } from '../agent/history'
 import { downloadRunArtifact, isOurs, type Identity, type ThreadComment } from './github'
-import { MARKER } from '../trigger'
 import { artifactName, seal, sha256Hex, threadKey, unseal, type LoadedHistory } from './history'
 import { parseRunMarker } from './marker'
 
