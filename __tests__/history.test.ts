@@ -161,3 +161,52 @@ describe('the words after the phrase', () => {
     expect(without.run && without.task.mode).toBe('new')
   })
 })
+
+describe('loadThreadHistory (real Octokit against the fake GitHub)', () => {
+  it("exposes the branch and commit the last run committed to, and its model, with the conversation closed", async () => {
+    const { startFakeGitHub } = await import('./helpers/fake-github')
+    const { createOctokit } = await import('../src/report/github')
+    const { loadThreadHistory } = await import('../src/thread/session')
+    const { identityOf, threadCommentsViaFetch } = await import('../src/thread/github')
+    const { sha256Hex } = await import('../src/thread/history')
+    const gh = await startFakeGitHub()
+    try {
+      const repo = { owner: 'o', repo: 'r' }
+      const thread = { kind: 'issue' as const, number: 3 }
+      const bytes = seal(
+        {
+          version: 1,
+          repository: 'o/r',
+          thread: 'issue-3',
+          runId: 77,
+          model: 'claude-opus-4-6',
+          // it ended at a limit: a tool call without its result
+          messages: [{ role: 'user', content: 'fix it' }, use('t1')],
+          branch: 'agent/issue-3-77',
+          commitSha: 'c'.repeat(40),
+          savedAt: '2026-01-01T00:00:00Z'
+        },
+        'the-key'
+      )
+      gh.artifacts.push({ id: 1, name: 'h.bin', repo: 'o/r', runId: 77, bytes, expired: false, contentType: 'application/octet-stream' })
+      gh.addComment({ repo: 'o/r', issueNumber: 3, body: `${MARKER}\n${runMarker({ runId: 77, attempt: 1, state: 'done', history: { artifact: 'h.bin', sha256: sha256Hex(bytes) } })}\nreport`, login: 'github-actions[bot]', type: 'Bot' })
+      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url })
+      const load = await loadThreadHistory({
+        repo,
+        thread,
+        comments: () => threadCommentsViaFetch('ghs_unitTestToken000000000000000000000000', repo, thread, gh.url),
+        octokit: async () => octokit,
+        identity: identityOf,
+        secret: 'the-key',
+        budgetTokens: 100_000
+      })
+      expect(load.kind).toBe('loaded')
+      if (load.kind !== 'loaded') return
+      expect(load.history).toMatchObject({ model: 'claude-opus-4-6', branch: 'agent/issue-3-77', commitSha: 'c'.repeat(40), runId: 77 })
+      expect(load.history.messages).toHaveLength(3)
+      expect(load.history.messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 't1', content: NOT_RUN, is_error: true }])
+    } finally {
+      await gh.close()
+    }
+  })
+})
