@@ -7,7 +7,7 @@
 // is uploaded by the real @actions/artifact to the fake's artifact service.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
-import { bash, startFakeAnthropic, text, type FakeAnthropic, type RecordedRequest, type Reply } from './helpers/fake-anthropic'
+import { bash, startFakeAnthropic, text, toolUse, type FakeAnthropic, type RecordedRequest, type Reply } from './helpers/fake-anthropic'
 import { runtimeToken, startFakeGitHub, type FakeArtifact, type FakeComment, type FakeGitHub, type Permission } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent, issuesEvent, reviewCommentEvent } from './helpers/events'
@@ -157,6 +157,23 @@ describe('a follow-up comment continues the last run in the thread', () => {
     expect(report.body).not.toContain('Continues the conversation')
     expect(report.body).not.toContain('Started afresh')
   })
+})
+
+describe("a continued run's report", () => {
+  it("shows this run's tool calls only, not the earlier run's again", async () => {
+    const gh = await startFakeGitHub({ permissions: PERMISSIONS })
+    try {
+      const one = await runOnce({ gh, script: [toolUse('python', { code: '1+1' }), text('Used the wrong tool.')], payload: comment('/agent add', 31), runId: 9101 })
+      expect(reportIn(gh, 31)[0].body).toMatch(/1 tool call ran no command/)
+      const two = await runOnce({ gh, script: [text('Fine now.')], payload: comment('/agent again', 31), runId: 9102 })
+      expect(JSON.stringify(messagesOf(two.ai.requests[0]))).toContain('python')
+      const report = reportIn(gh, 31).find(c => c.body.includes('run=9102'))!.body
+      expect(report).toContain('Fine now.')
+      expect(report).not.toMatch(/tool call ran no command/)
+    } finally {
+      await gh.close()
+    }
+  }, 90_000)
 })
 
 describe('a review thread is a session too', () => {

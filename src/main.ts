@@ -486,7 +486,7 @@ export async function main(): Promise<void> {
     // ---
     const final = stamp()
     save(r, true)
-    const out = await publish(r, final, comment, redact, warn, publishBudget())
+    const out = await publish({ ...r, messages: thread.ownMessages(r.messages) }, final, comment, redact, warn, publishBudget()) // thread session (issue 11): this run's tool calls only
     // A reaction still going (it is retried once) gets a moment, so its failure shows in the log.
     await within(reaction, signalAt !== undefined ? 500 : 3000, undefined)
     setOutputs(r, redact, { transcript: transcriptPath, commentUrl: out.commentUrl })

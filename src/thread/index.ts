@@ -42,6 +42,8 @@ export class ThreadSession {
   private identity: Promise<Identity> | undefined
   /** the history this run started from, when it continued one */
   loaded: LoadedHistory | undefined
+  /** how many of the run's messages came from the history (the task's message is the run's own) */
+  private inherited = 0
 
   constructor(private readonly o: SessionOptions) {
     const env = o.env ?? process.env
@@ -100,10 +102,16 @@ export class ThreadSession {
     if (load.kind === 'none') return fresh()
     if (load.kind === 'unavailable') return fresh(`ℹ️ Started afresh: ${load.why}.`)
     this.loaded = load.history
+    this.inherited = load.history.messages.length
     return {
       messages: appendTask(load.history.messages, prompt),
       note: `↩️ Continues the conversation of [run ${load.history.runId}](${this.runUrl(load.history.runId)}) in this thread (\`/agent new …\` starts afresh).`
     }
+  }
+
+  /** The run's own messages (from its task on): what its report shows tool calls from; earlier runs reported theirs. */
+  ownMessages(messages: MessageParam[]): MessageParam[] {
+    return messages.slice(Math.min(this.inherited, Math.max(0, messages.length - 1)))
   }
 
   /**
