@@ -164,6 +164,7 @@ describe("a continued run's report", () => {
     const gh = await startFakeGitHub({ permissions: PERMISSIONS })
     try {
       const one = await runOnce({ gh, script: [toolUse('python', { code: '1+1' }), text('Used the wrong tool.')], payload: comment('/agent add', 31), runId: 9101 })
+      expect(one.run.outputs['exit-reason']).toBe('end_turn')
       expect(reportIn(gh, 31)[0].body).toMatch(/1 tool call ran no command/)
       const two = await runOnce({ gh, script: [text('Fine now.')], payload: comment('/agent again', 31), runId: 9102 })
       expect(JSON.stringify(messagesOf(two.ai.requests[0]))).toContain('python')
