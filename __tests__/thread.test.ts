@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { bash, startFakeAnthropic, text, toolUse, type FakeAnthropic, type RecordedRequest, type Reply } from './helpers/fake-anthropic'
 import { runtimeToken, startFakeGitHub, type FakeArtifact, type FakeComment, type FakeGitHub, type Permission } from './helpers/fake-github'
-import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
+import { cleanupRuns, DEFAULT_JOB_TOKEN, runAction, type ActionRun } from './helpers/run-action'
+import { unseal } from '../src/thread/history'
 import { issueCommentEvent, issuesEvent, reviewCommentEvent } from './helpers/events'
 
 const API_KEY = 'sk-ant-api03-threadTestKey00000000000000000000'
@@ -157,6 +158,25 @@ describe('a follow-up comment continues the last run in the thread', () => {
     expect(report.body).not.toContain('Continues the conversation')
     expect(report.body).not.toContain('Started afresh')
   })
+})
+
+describe('the saved history', () => {
+  it('holds no secret: opened with the key, it is redacted like the transcript', async () => {
+    const gh = await startFakeGitHub({ permissions: PERMISSIONS })
+    try {
+      const leaky = `The key is ${API_KEY}, the token ${DEFAULT_JOB_TOKEN}, base64 ${Buffer.from(API_KEY).toString('base64')}.`
+      const r = await runOnce({ gh, script: [bash(`echo '${leaky}'`), text(leaky)], payload: comment('/agent leak', 41), runId: 9201 })
+      expect(r.run.outputs['exit-reason']).toBe('end_turn')
+      const artifact = gh.artifacts.find(a => a.runId === 9201)!
+      const opened = unseal(artifact.bytes, API_KEY, { repository: REPO, thread: { kind: 'issue', number: 41 } })
+      expect(opened.ok).toBe(true)
+      const json = JSON.stringify(opened)
+      expect(json).toContain('The key is ***')
+      for (const secret of [API_KEY, DEFAULT_JOB_TOKEN, Buffer.from(API_KEY).toString('base64')]) expect(json).not.toContain(secret)
+    } finally {
+      await gh.close()
+    }
+  }, 60_000)
 })
 
 describe("a continued run's report", () => {
