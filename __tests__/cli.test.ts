@@ -85,6 +85,26 @@ describe('local run', () => {
     }
   })
 
+  test('after a question ends at max-turns (a tool call left unanswered), the next question is still answered', async () => {
+    const ai = await startFakeAnthropic([bash('echo one'), text('second answer')])
+    try {
+      const r = await runCli([], { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url, MAX_TURNS: '1' }, 'first?\nsecond?\nq\n')
+      expect(r.code).toBe(0)
+      expect(r.out).toContain('max_turns')
+      expect(r.out).toContain('second answer')
+      // The fake rejects, like the API, a tool_use without its tool_result: both requests were accepted.
+      expect(ai.requests.map(q => q.status)).toEqual([200, 200])
+      const messages = ai.requests[1].body.messages
+      expect(messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user'])
+      const [result, question] = messages[2].content
+      expect(result).toMatchObject({ type: 'tool_result', tool_use_id: messages[1].content[0].id, is_error: true })
+      expect(JSON.stringify(result.content)).toMatch(/Not run/)
+      expect(question).toMatchObject({ type: 'text', text: 'second?' })
+    } finally {
+      await ai.close()
+    }
+  })
+
   test('without a key it says what to set', async () => {
     const r = await runCli(['x'], {})
     expect(r.code).toBe(2)

@@ -6,6 +6,7 @@ import { inputVariable, readSettings, SettingsError, type Settings } from './set
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
+import { appendTask, closeUnfinished } from './agent/history'
 import { formatUsd } from './agent/cost'
 import { runBash } from './tools/bash'
 import { commandRunner } from './tools/runner'
@@ -96,7 +97,8 @@ async function cli(): Promise<number> {
     else if (e.type === 'tool-error') console.log(dim(e.message))
   }
   const ask = async (history: MessageParam[], query: string): Promise<boolean> => {
-    history.push({ role: 'user', content: query })
+    // A question that ended at a limit or Ctrl-C may have left tool calls unanswered.
+    history.splice(0, history.length, ...appendTask(closeUnfinished(history), query))
     const controller = (current = new AbortController())
     const r = await runLoop(
       history,

@@ -15,6 +15,8 @@ import { startAgent } from './run/agent'
 import { finish, skip } from './run/finish'
 import { handBackChanges, readStart } from './run/handback'
 import * as state from './run/state'
+import { ThreadSession, answerStop } from './thread'
+import { messageOf } from './util'
 
 export async function main(): Promise<void> {
   const startedAt = Date.now()
@@ -36,6 +38,12 @@ export async function main(): Promise<void> {
     out.log(`Trigger from ${task.source}; ${gate.reason}.`)
   }
 
+  const thread = new ThreadSession({ task, repo: github.repo, token: github.token, secret: settings.apiKey || settings.authToken || '', getOctokit: () => github.getOctokit(), warn: out.warn })
+  if (task.mode === 'stop') {
+    await answerStop(thread.options, out.log).catch(e => out.warn(`Stop: ${messageOf(e)}`))
+    return skip(out, 'a stop request runs no agent')
+  }
+
   // From here on every ending is reported.
   control.begin(startedAt, settings.timeoutMinutes)
   const runId = process.env.GITHUB_RUN_ID ?? 'local'
@@ -48,12 +56,15 @@ export async function main(): Promise<void> {
   const { maxTurns, timeoutMinutes, maxCostUsd } = settings
   let maxTokens = settings.maxTokens
   rec.onMaxTokens = n => (maxTokens = n)
+  let threadMarker = thread.runningMarker() // what `/agent stop` finds
   const meta = (): ReportMeta => ({
     model: settings.model,
     runUrl: runUrlOf(),
     sandbox: rec.info.sandbox,
     limits: { maxTurns, timeoutMinutes, maxCostUsd, maxTokens },
-    elapsedMs: Date.now() - startedAt
+    elapsedMs: Date.now() - startedAt,
+    marker: threadMarker,
+    note: rec.note
   })
   const progress = () => renderProgress(rec.live, meta(), rec.running?.command)
   rec.onChange = () => github.comment?.progress(progress())
@@ -66,14 +77,25 @@ export async function main(): Promise<void> {
   const repository = process.env.GITHUB_REPOSITORY
   const onFirstRequest = () => void github.start(progress)
   const base = readStart(workspace)
-  const agent = startAgent({ settings, task, workspace, repository, marker, control, rec, out, onFirstRequest })
+  const agent = startAgent({ settings, task, workspace, repository, marker, control, rec, out, onFirstRequest, thread })
   let result = await agent.result
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
   const changes = await agent.handBack(c => handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt }))
   rec.close(result)
-  await finish(result, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })
+  // The conversation saved for the next comment in the thread; who stopped a cancelled run.
+  const committed = changes.kind === 'computed' && changes.handback?.kind === 'committed' ? changes.handback : undefined
+  const ended = await thread.end(result, out.redactor.redactDeep(result.messages), {
+    budgetMs: control.signalAt !== undefined ? 3000 : 20_000,
+    dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${startedAt}`),
+    model: settings.model,
+    branch: committed?.branch,
+    commitSha: committed?.sha
+  })
+  threadMarker = ended.marker
+  const shown = { ...result, stoppedBy: ended.stoppedBy, messages: thread.ownMessages(result.messages) }
+  await finish(shown, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })
 }
 
 /** For `npx @github/local-action run . src/main.ts .env`, which calls an exported run(). */

@@ -32,7 +32,15 @@ export interface Task {
     reviewDiffHunk?: string
   }
   source: string
+  /**
+   * continue: a comment in a thread goes on from the last run there (the thread is the session);
+   * new: starts afresh (`/agent new <task>`, an issue, the task input);
+   * stop: `/agent stop` cancels the run going on in the thread.
+   */
+  mode: TaskMode
 }
+
+export type TaskMode = 'continue' | 'new' | 'stop'
 
 export type Decision = { run: true; task: Task } | { run: false; reason: string }
 
@@ -81,9 +89,9 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
     context.reviewDiffHunk = comment?.diff_hunk
   }
 
-  const make = (prompt: string, source: string): Decision => ({
+  const make = (prompt: string, source: string, mode: TaskMode = 'new'): Decision => ({
     run: true,
-    task: { prompt, thread, reactTo, people, context, source }
+    task: { prompt, thread, reactTo, people, context, source, mode }
   })
 
   if (settings.task) return make(settings.task, 'the task input')
@@ -95,7 +103,10 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
   if (isComment) {
     const prompt = taskAfterPhrase(visible(comment?.body), phrase)
     if (prompt === undefined) return skip(`the comment does not contain ${phrase}`)
-    return make(prompt, eventName === 'issue_comment' ? 'an issue comment' : 'a review comment')
+    const source = eventName === 'issue_comment' ? 'an issue comment' : 'a review comment'
+    const sub = commentMode(prompt)
+    if (sub.mode === 'new' && !sub.prompt) return skip(`"${phrase} new" needs a task after it`)
+    return make(sub.prompt, source, sub.mode)
   }
   if (eventName === 'issues') {
     const title = visible(issue?.title)
@@ -103,6 +114,11 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
     if (action === 'labeled') {
       const label: string = payload?.label?.name ?? ''
       if (!sameLabel(label, phrase)) return skip(`the label "${label}" is not ${phrase}`)
+      // One request, one run: an issue opened with the phrase fires "opened" too,
+      // and that event answers it; the label alone asks only when the text does not.
+      if (taskAfterPhrase(body, phrase) !== undefined || taskAfterPhrase(title, phrase) !== undefined) {
+        return skip(`the issue's text contains ${phrase}, so the "opened" event answers it, not the label`)
+      }
       return make(`${title}\n\n${body}`.trim(), 'a labelled issue')
     }
     const fromBody = taskAfterPhrase(body, phrase)
@@ -112,6 +128,18 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
     return skip(`the issue does not contain ${phrase}`)
   }
   return skip(`event ${eventName} carries no comment or issue with ${phrase}; set the task input to run on it`)
+}
+
+/**
+ * `/agent stop` (the word alone) stops; `/agent new <task>` starts afresh;
+ * anything else continues the thread's conversation.
+ */
+export function commentMode(prompt: string): { mode: TaskMode; prompt: string } {
+  const text = prompt.trim()
+  if (/^stop[.!]?$/i.test(text)) return { mode: 'stop', prompt: '' }
+  const fresh = /^new(?:[\s:,.!]+|$)/i.exec(text)
+  if (fresh) return { mode: 'new', prompt: text.slice(fresh[0].length).trim() }
+  return { mode: 'continue', prompt: text }
 }
 
 /** The text after the phrase; the whole text when nothing follows; undefined when the phrase is absent. */

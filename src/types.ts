@@ -71,6 +71,8 @@ export interface RunResult {
   messages: MessageParam[]
   /** a sentence for the user when exitReason is error (already free of secrets) */
   error?: string
+  /** who stopped the run with `/agent stop`, when someone did */
+  stoppedBy?: string
 }
 
 export const emptyUsage = (): Usage => ({

@@ -15,6 +15,19 @@
 //   POST  /repos/{o}/{r}/issues/{n}/reactions                     201 (200 when it already exists)
 // More routes come in through `routes` (fake-git-db.ts: the Git database, refs,
 // pulls and compare, kept in a real bare repository).
+// Threads and Actions (the thread session, issue 11):
+//   GET   /user                                                   403 (an installation token), or 200 with `tokenLogin`
+//   GET   /repos/{o}/{r}/issues/{n}/comments                      the issue's comments (paginated)
+//   GET   /repos/{o}/{r}/pulls/{n}/comments                       the pull request's review comments (paginated)
+//   POST  /repos/{o}/{r}/actions/runs/{id}/cancel                 202 (calls the run's onCancel), 409 when completed, 404 unknown
+//   GET   /repos/{o}/{r}/actions/runs/{id}/artifacts              artifacts of the run (`name` filter)
+//   GET   /repos/{o}/{r}/actions/artifacts/{id}/zip               302 to the blob (410 when expired)
+// The artifact service that @actions/artifact speaks (ACTIONS_RESULTS_URL = this url,
+// ACTIONS_RUNTIME_TOKEN = runtimeToken(runId)), no GitHub token needed:
+//   POST  /twirp/github.actions.results.api.v1.ArtifactService/CreateArtifact    -> signed_upload_url
+//   PUT   /_blob/{key}?comp=block&blockid=…   PUT ?comp=blocklist   (Azure block blob upload)
+//   POST  /twirp/github.actions.results.api.v1.ArtifactService/FinalizeArtifact  -> artifact_id
+//   GET   /_blob/{key}                                            the uploaded bytes
 // Anything else: 404 {message:'Not Found'}, recorded in `requests` and `unexpected`.
 // A request without an Authorization header gets 401 'Requires authentication'
 // (with `acceptTokens`, any other token gets 401 'Bad credentials').
@@ -25,6 +38,7 @@
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { STATUS_CODES } from 'node:http'
+import { createHash, randomUUID } from 'node:crypto'
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
 
@@ -56,6 +70,26 @@ export interface FakeComment {
   updates: string[]
   /** 'owner/repo' it was created in */
   repo: string
+  /** author; default the token's account (the bot) */
+  user?: { login: string; type: 'User' | 'Bot' }
+}
+
+export interface FakeRun {
+  id: number
+  repo: string
+  status: 'in_progress' | 'completed'
+  /** called when the run is cancelled through the API (the test sends the runner's SIGINT) */
+  onCancel?: () => void
+}
+
+export interface FakeArtifact {
+  id: number
+  name: string
+  repo: string
+  runId: number
+  bytes: Buffer
+  expired: boolean
+  contentType: string
 }
 
 export interface FakeReaction {
@@ -72,6 +106,12 @@ export interface FakeGitHub {
   unexpected: RecordedGitHubRequest[]
   comments: Map<number, FakeComment>
   reactions: FakeReaction[]
+  /** workflow runs the Actions API knows (cancel) */
+  runs: Map<number, FakeRun>
+  /** finalized artifacts (uploaded through the artifact service, or added by a test) */
+  artifacts: FakeArtifact[]
+  /** a comment written by someone (default: a User), as a webhook would have announced it; returns it */
+  addComment(c: { repo: string; body: string; issueNumber?: number; pullNumber?: number; inReplyToId?: number; login?: string; type?: 'User' | 'Bot' }): FakeComment
   /** inject a fault: the next `times` (default 1) requests matching method ('*' = any) + path regexp (tested against the path without query string) answer `status` */
   fail(method: string, path: RegExp, status: number, times?: number, extra?: { body?: unknown; headers?: Record<string, string> }): void
   /** every second matching request (the 2nd, 4th, ...) answers `status` */
@@ -86,6 +126,10 @@ export interface FakeGitHubOptions {
   botLogin?: string
   /** when set, only these tokens are accepted (others: 401 Bad credentials) */
   acceptTokens?: string[]
+  /** GET /user answers this login (a personal token); default: 403 like an installation token */
+  tokenLogin?: string
+  /** repository of artifacts uploaded by a run not in `runs`; default 'Codertocat/Hello-World' (the example payloads') */
+  artifactRepo?: string
   /** more routes (e.g. the Git database of fake-git-db.ts); a handler may answer with a promise */
   routes?: ExtraRoute[]
 }
@@ -96,6 +140,13 @@ export interface ExtraRoute {
   re: RegExp
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handle: (m: string[], body: any) => RouteResult | Promise<RouteResult>
+
+}
+
+/** An ACTIONS_RUNTIME_TOKEN (a JWT, unsigned) whose Actions.Results scope names run `runId`, as the fake's artifact service reads it. */
+export function runtimeToken(runId: number, jobId = 1): string {
+  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  return `${b64({ typ: 'JWT', alg: 'none' })}.${b64({ scp: `Actions.GenericRead Actions.Results:run-${runId}:job-${jobId}`, exp: 4102444800 })}.c2ln`
 }
 
 const REACTIONS = new Set(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'])
@@ -198,7 +249,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       id: c.id,
       node_id: nodeId(c.kind === 'issue' ? 'IC_' : 'PRRC_', c.id),
       body: c.body,
-      user: bot,
+      user: c.user ? userJson(c.user.login, c.user.type, idForLogin(c.user.login)) : bot,
       created_at: createdAt.get(c.id),
       updated_at: now(),
       author_association: 'NONE',
@@ -251,7 +302,33 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     }
   }
 
-  type Handler = (m: string[], body: Record<string, unknown>) => RouteResult | Promise<RouteResult>
+  type Handler = (m: string[], body: Record<string, unknown>, query: URLSearchParams) => RouteResult | Promise<RouteResult>
+  const runs = new Map<number, FakeRun>()
+  const artifacts: FakeArtifact[] = []
+  let nextArtifactId = 7_000_001
+  const baseUrl = (): string => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  /** page/per_page like the REST API (no Link header: a short page ends octokit.paginate) */
+  const page = (q: URLSearchParams, all: unknown[]): RouteResult => {
+    const per = Math.min(100, Number(q.get('per_page') ?? 30) || 30)
+    const n = Math.max(1, Number(q.get('page') ?? 1) || 1)
+    return { status: 200, body: all.slice((n - 1) * per, n * per) }
+  }
+  const artifactJson = (a: FakeArtifact): Record<string, unknown> => ({
+    id: a.id,
+    node_id: nodeId('MDg6QXJ0aWZhY3Q', a.id),
+    name: a.name,
+    size_in_bytes: a.bytes.length,
+    url: `https://api.github.com/repos/${a.repo}/actions/artifacts/${a.id}`,
+    archive_download_url: `https://api.github.com/repos/${a.repo}/actions/artifacts/${a.id}/zip`,
+    expired: a.expired,
+    digest: `sha256:${createHash('sha256').update(a.bytes).digest('hex')}`,
+    created_at: now(),
+    expires_at: now(),
+    updated_at: now(),
+    workflow_run: { id: a.runId, repository_id: 1, head_repository_id: 1, head_branch: 'main', head_sha: '0'.repeat(40) }
+  })
+  /** uploads in progress: blob key -> blocks by id, and the artifact it becomes */
+  const uploads = new Map<string, { repo: string; runId: number; name: string; contentType: string; blocks: Map<string, Buffer>; bytes?: Buffer }>()
   const routes: Array<{ name: string; method: string; re: RegExp; handle: Handler }> = [
     ...(opts.routes ?? []),
     {
@@ -362,6 +439,62 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       }
     },
     {
+      name: 'getAuthenticatedUser',
+      method: 'GET',
+      re: /^\/user$/,
+      handle: () =>
+        opts.tokenLogin
+          ? { status: 200, body: userJson(opts.tokenLogin, 'User', idForLogin(opts.tokenLogin)) }
+          : { status: 403, body: { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' } }
+    },
+    {
+      name: 'listComments',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
+      handle: (m, _b, q) =>
+        page(q, [...comments.values()].filter(c => c.kind === 'issue' && c.repo === `${m[1]}/${m[2]}` && c.issue_number === Number(m[3])).map(c => commentJson(m[1], m[2], c)))
+    },
+    {
+      name: 'listReviewComments',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments$/,
+      handle: (m, _b, q) =>
+        page(q, [...comments.values()].filter(c => c.kind === 'review' && c.repo === `${m[1]}/${m[2]}` && c.pull_number === Number(m[3])).map(c => commentJson(m[1], m[2], c)))
+    },
+    {
+      name: 'cancelWorkflowRun',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/cancel$/,
+      handle: m => {
+        const run = runs.get(Number(m[3]))
+        if (!run || run.repo !== `${m[1]}/${m[2]}`) return notFound()
+        if (run.status === 'completed') return { status: 409, body: { message: 'Cannot cancel a workflow run that is completed.', documentation_url: DOCS, status: '409' } }
+        run.status = 'completed'
+        setImmediate(() => run.onCancel?.())
+        return { status: 202, body: {} }
+      }
+    },
+    {
+      name: 'listWorkflowRunArtifacts',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/artifacts$/,
+      handle: (m, _b, q) => {
+        const list = artifacts.filter(a => a.repo === `${m[1]}/${m[2]}` && a.runId === Number(m[3]) && (!q.get('name') || a.name === q.get('name')))
+        return { status: 200, body: { total_count: list.length, artifacts: list.map(a => artifactJson(a)) } }
+      }
+    },
+    {
+      name: 'downloadArtifact',
+      method: 'GET',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/actions\/artifacts\/(\d+)\/zip$/,
+      handle: m => {
+        const a = artifacts.find(x => x.id === Number(m[3]) && x.repo === `${m[1]}/${m[2]}`)
+        if (!a) return notFound()
+        if (a.expired) return { status: 410, body: { message: 'Artifact has expired', documentation_url: DOCS, status: '410' } }
+        return { status: 302, body: '', headers: { location: `${baseUrl()}/_blob/artifact-${a.id}?sig=fakesignature` } }
+      }
+    },
+    {
       name: 'createReactionForIssueComment',
       method: 'POST',
       re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)\/reactions$/,
@@ -411,6 +544,76 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     return undefined
   }
 
+  /** The artifact service of the runner (twirp JSON) and the blob storage it signs URLs for. */
+  const artifactService = (
+    method: string,
+    pathname: string,
+    q: URLSearchParams,
+    raw: Buffer,
+    headers: http.IncomingHttpHeaders,
+    rec: RecordedGitHubRequest
+  ): { status: number; body: string | Buffer; headers?: Record<string, string> } => {
+    const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+    const azure = (status: number) => ({ status, body: '', headers: { 'x-ms-request-id': randomUUID(), 'x-ms-version': '2025-01-05', etag: '"0x1"', 'last-modified': new Date().toUTCString(), 'x-ms-request-server-encrypted': 'true' } })
+    if (pathname.startsWith('/twirp/')) {
+      const auth = String(headers.authorization ?? '').replace(/^bearer\s+/i, '')
+      let runId = NaN
+      try {
+        const claims = JSON.parse(Buffer.from(auth.split('.')[1] ?? '', 'base64url').toString('utf8')) as { scp?: string }
+        runId = Number(/Actions\.Results:run-(\d+):/.exec(claims.scp ?? '')?.[1])
+      } catch {
+        // below
+      }
+      if (!Number.isSafeInteger(runId)) return json(401, { code: 'unauthenticated', msg: 'invalid runtime token' })
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      let body: any
+      try {
+        body = JSON.parse(raw.toString('utf8'))
+      } catch {
+        return json(400, { code: 'malformed', msg: 'bad json' })
+      }
+      rec.body = body
+      const method = pathname.split('/').pop()
+      const repo = runs.get(runId)?.repo ?? opts.artifactRepo ?? 'Codertocat/Hello-World'
+      if (method === 'CreateArtifact') {
+        if (artifacts.some(a => a.runId === runId && a.name === body.name && a.repo === repo)) return json(409, { code: 'already_exists', msg: 'an artifact with this name already exists on the workflow run' })
+        const key = `upload-${randomUUID()}`
+        uploads.set(key, { repo, runId, name: String(body.name), contentType: body.mime_type ?? 'application/octet-stream', blocks: new Map() })
+        return json(200, { ok: true, signed_upload_url: `${baseUrl()}/_blob/devstoreaccount1/actions-results/${key}?sig=fakesignature&se=2099-01-01` })
+      }
+      if (method === 'FinalizeArtifact') {
+        const entry = [...uploads.entries()].find(([, u]) => u.runId === runId && u.name === body.name && u.bytes)
+        if (!entry) return json(404, { code: 'not_found', msg: 'no upload for this artifact' })
+        const [key, u] = entry
+        uploads.delete(key)
+        const a: FakeArtifact = { id: nextArtifactId++, name: u.name, repo: u.repo, runId: u.runId, bytes: u.bytes!, expired: false, contentType: u.contentType }
+        artifacts.push(a)
+        return json(200, { ok: true, artifact_id: String(a.id) })
+      }
+      return json(404, { code: 'bad_route', msg: `no handler for ${pathname}` })
+    }
+    const key = pathname.split('/').pop() ?? ''
+    if (method === 'GET') {
+      const a = artifacts.find(x => `artifact-${x.id}` === key)
+      if (!a || q.get('sig') !== 'fakesignature') return { status: 404, body: 'BlobNotFound' }
+      // the bytes as stored now (a test may change them)
+      return { status: 200, body: a.bytes, headers: { 'content-type': a.contentType, 'content-length': String(a.bytes.length) } }
+    }
+    const u = uploads.get(key)
+    if (method !== 'PUT' || !u || q.get('sig') !== 'fakesignature') return { status: 404, body: 'BlobNotFound' }
+    if (q.get('comp') === 'block') {
+      u.blocks.set(q.get('blockid') ?? '', raw)
+      return azure(201)
+    }
+    if (q.get('comp') === 'blocklist') {
+      const ids = [...raw.toString('utf8').matchAll(/<(?:Latest|Uncommitted|Committed)>([^<]*)<\//g)].map(m => m[1])
+      u.bytes = Buffer.concat(ids.map(id => u.blocks.get(id) ?? Buffer.alloc(0)))
+      return azure(201)
+    }
+    u.bytes = raw // a single-shot upload
+    return azure(201)
+  }
+
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -419,6 +622,15 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const method = (req.method ?? 'GET').toUpperCase()
       const path = req.url ?? '/'
       const pathname = (path.split('?')[0].replace(/^\/api\/v3(?=\/)/, '').replace(/\/+$/, '') || '/')
+      if (pathname.startsWith('/_blob/') || pathname.startsWith('/twirp/')) {
+        const rec: RecordedGitHubRequest = { method, path, body: undefined, headers: { ...req.headers }, at: Date.now(), status: 0 }
+        requests.push(rec)
+        const out = artifactService(method, pathname, new URLSearchParams(path.split('?')[1] ?? ''), Buffer.concat(chunks), req.headers, rec)
+        rec.status = out.status
+        res.writeHead(out.status, out.headers ?? {})
+        res.end(out.body)
+        return
+      }
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       let body: any = raw.length > 0 ? raw : undefined
       let parseError = false
@@ -470,7 +682,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         if (!m) continue
         rec.route = route.name
         Promise.resolve()
-          .then(() => route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}))
+          .then(() => route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}, new URLSearchParams(path.split('?')[1] ?? '')))
           .then(send, err => send({ status: 500, body: { message: `fake-github: ${(err as Error)?.stack ?? String(err)}` } }))
         return
       }
@@ -495,6 +707,24 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     unexpected,
     comments,
     reactions,
+    runs,
+    artifacts,
+    addComment(c) {
+      const id = nextCommentId++
+      const kind = c.pullNumber !== undefined ? 'review' : 'issue'
+      const comment: FakeComment = {
+        id,
+        body: c.body,
+        kind,
+        ...(kind === 'issue' ? { issue_number: c.issueNumber ?? 1 } : { pull_number: c.pullNumber, in_reply_to_id: c.inReplyToId }),
+        updates: [c.body],
+        repo: c.repo,
+        user: { login: c.login ?? 'octocat', type: c.type ?? 'User' }
+      }
+      comments.set(id, comment)
+      createdAt.set(id, now())
+      return comment
+    },
     fail(method, path, status, times = 1, extra) {
       faults.push({ method: method.toUpperCase(), path, status, remaining: times, everyOther: false, seen: 0, extra })
     },

@@ -30,6 +30,10 @@ export interface ReportMeta {
   elapsedMs: number
   /** the agent's changes (src/changes), shown after the final text */
   changes?: ChangesReport
+  /** hidden marker of the thread session (run id, state, history artifact), after MARKER */
+  marker?: string
+  /** one line about the thread's conversation (continued, or why it started afresh) */
+  note?: string
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
@@ -43,6 +47,8 @@ export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usag
    * `inert.inline` / `inert.code`.
    */
   sections?: string[]
+  /** login of who stopped the run with `/agent stop` (shown without pinging) */
+  stoppedBy?: string
 }
 
 /** One line saying how the run ended, when it did not simply finish. */
@@ -55,7 +61,9 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
     max_tokens: `⚠️ **The model's reply was cut short** at max-tokens (${meta.limits.maxTokens}); a command it was writing was not run. ${done}`,
     refusal: `⚠️ **The model declined to continue** (stop reason: refusal). ${done}`,
     model_context_window_exceeded: `⚠️ **The conversation outgrew the model's context window**, so the run ended. ${done}`,
-    cancelled: `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
+    cancelled: o.stoppedBy
+      ? `🛑 **Stopped by ${inert.text(`@${o.stoppedBy}`)}** while the agent was working. ${done}`
+      : `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
     error: `❌ **The run failed**: ${inert.text(o.error ?? 'unknown error')} ${done}`
   }
   return o.exitReason === 'running' ? undefined : reasons[o.exitReason]
@@ -272,7 +280,7 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
   const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
   const sections = (o.sections ?? []).filter(s => s !== '')
-  const fixed = [MARKER, head ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const fixed = [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
   const text = raw ? fitText(raw, Math.max(0, limit - fixed - 2000)) : head ? '' : '_The agent finished without a final message._'
   const logBudget = limit - fixed - text.length
@@ -280,8 +288,10 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
     ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
     : '_No commands were run._'
   // The agent's text comes after the headline and before everything else the harness writes.
-  return [MARKER, head, text, changes, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [withMarker(meta), head, meta.note, text, changes, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
 }
+
+const withMarker = (meta: ReportMeta): string => (meta.marker ? `${MARKER}\n${meta.marker}` : MARKER)
 
 /** The progress comment while the agent works. */
 export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): string {
@@ -304,6 +314,6 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
     const keep = lines.slice(-200)
     shown = [`*… ${lines.length - keep.length} earlier commands*`, ...keep]
   }
-  const body = [MARKER, status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
+  const body = [withMarker(meta), ...(meta.note ? [meta.note] : []), status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
   return body.length <= COMMENT_LIMIT ? body : body.slice(0, COMMENT_LIMIT)
 }

@@ -16,6 +16,7 @@ import { inert } from '../report/inert'
 import type { RunResult } from '../types'
 import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
+import type { ThreadSession } from '../thread'
 import { localExec, type Exec } from '../changes'
 import type { Recorder } from './recorder'
 
@@ -38,6 +39,7 @@ export interface AgentContext {
   control: RunControl
   rec: Recorder
   out: Log
+  thread: ThreadSession
   /** called once the first model request has been sent */
   onFirstRequest: () => void
 }
@@ -51,7 +53,11 @@ export function startAgent(ctx: AgentContext): AgentRun {
 
   const result = (async (): Promise<RunResult> => {
     try {
-      rec.messages.push({ role: 'user', content: inert.api(stripHidden(ctx.task.prompt)) })
+      // The thread's last conversation, then the task (the sandbox gets ready meanwhile).
+      const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
+      const started = await ctx.thread.start(inert.api(stripHidden(ctx.task.prompt)), contextBudgetTokens)
+      rec.messages.push(...started.messages)
+      rec.note = started.note
       rec.system = systemPrompt(
         {
           workspace,
@@ -75,7 +81,9 @@ export function startAgent(ctx: AgentContext): AgentRun {
           maxTurns: settings.maxTurns,
           deadline: control.deadline,
           maxCostUsd: settings.maxCostUsd,
-          contextBudgetTokens: Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE),
+          // thinking blocks another model wrote are dropped from the history
+          historyModel: ctx.thread.loaded?.model ?? settings.model,
+          contextBudgetTokens,
           signal: control.signal
         },
         {

@@ -15,7 +15,7 @@ export class GitHubSide {
   readonly repo: Repo | undefined
   /** the report comment, once asked for (undefined without a token, repository or thread) */
   comment: ReportComment | undefined
-  private readonly token: string
+  readonly token: string
   private readonly writeIntervalMs: number
   private ghModule: Promise<typeof import('../report/github')> | undefined
   private octokit: Promise<Octokit> | undefined

@@ -25,6 +25,8 @@ export class Recorder {
   /** the conversation, owned by the loop (it appends to this array) */
   readonly messages: MessageParam[] = []
   system = ''
+  /** one line about the thread's conversation (continued, or why it started afresh) */
+  note: string | undefined
   /** the command running now, if any */
   running: { command: string; since: number } | undefined
   /** called after every event (the progress comment listens) */
