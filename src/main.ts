@@ -17,8 +17,9 @@ import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
 import { contextWindowOf, priceOf } from './agent/cost'
-import { runBash, toolResult } from './tools/bash'
-import { prepareSandbox, type Sandbox } from './tools/sandbox'
+import { toolResult } from './tools/bash'
+import { planWorkdir, prepareSandbox, type Sandbox } from './sandbox'
+import { handBack } from './sandbox/handback'
 // Octokit (and @actions/github, which parses the event file when it loads) is
 // loaded lazily, off the way to the first model request and inside the
 // error handling.
@@ -326,11 +327,13 @@ export async function main(): Promise<void> {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
     messages.push({ role: 'user', content: stripHidden(task.prompt) })
-    sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
-    sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
+    // sandbox: set up beside the first model request; the copy's path is known at once (for the prompt)
+    const plan = planWorkdir(settings.sandbox, workspace)
+    const ready = (sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, log, runDir: plan.runDir, saveState: v => core.saveState('sandbox', v) }))
+    ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
       {
-        workspace,
+        workspace: plan.workdir,
         repository: repoName,
         commandTimeoutSec: settings.commandTimeoutMs / 1000,
         maxOutputChars: settings.maxOutputChars,
@@ -339,7 +342,6 @@ export async function main(): Promise<void> {
       },
       task
     )
-    const ready = sandboxReady
     const modelCall = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
     let firstCall = true
     const loop = runLoop(
@@ -372,15 +374,12 @@ export async function main(): Promise<void> {
             }
             meta.sandbox = sandbox.note
           }
-          const record = await runBash(command, {
-            cwd: workspace,
-            env: sandbox.env,
+          const record = await sandbox.run(command, {
             timeoutMs: settings.commandTimeoutMs,
             maxOutputChars: settings.maxOutputChars,
             blocked: settings.blocked,
             redact,
             redactMargin: Math.max(512, redactor.maxFormLength),
-            identity: sandbox.identity,
             signal
           })
           return { record, ...toolResult(record, settings.commandTimeoutMs) }
@@ -434,12 +433,25 @@ export async function main(): Promise<void> {
       sandbox ??= sandboxReady ? await within(sandboxReady, budget, undefined) : undefined
       if (!sandbox) return
       meta.sandbox = sandbox.note
+      const sb = sandbox
       const released = await within(
-        sandbox.release().then(() => true),
+        (async () => {
+          // sandbox: stop every process of the run, bring the agent's file changes back, then end it all
+          const stop = await sb.stopProcesses()
+          if (!stop.ok) {
+            warn(`Sandbox: ${stop.detail ?? 'the run\'s processes could not be verified gone'}`)
+            meta.sandbox = `${sb.note}; WARNING: ${stop.detail ?? 'processes not verified gone'}`
+          }
+          const back = await handBack(sb, workspace, process.env.PATH)
+          if (back.files) log(`Sandbox: applied the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} in the workspace.`)
+          for (const p of back.problems) warn(`Sandbox: ${p}`)
+          for (const p of await sb.release()) warn(`Sandbox: ${p}`)
+          return true
+        })(),
         budget,
         false
       )
-      if (!released) warn(`Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report.`)
+      if (!released) warn(`Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report (the post step finishes it).`)
     } catch (error) {
       warn(`Sandbox: ${messageOf(error)}`)
     }

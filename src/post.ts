@@ -9,8 +9,7 @@ import { createOctokit, ReportComment, type CommentRef } from './report/github'
 import { readTranscript } from './transcript'
 import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
-import { killLeftovers } from './tools/bash'
-import { recoverSandbox } from './tools/sandbox'
+import { recoverSandbox } from './sandbox'
 import type { Thread } from './trigger'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
 
@@ -23,11 +22,14 @@ function parse<T>(text: string): T | undefined {
 }
 
 export async function post(): Promise<void> {
+  // The sandbox first, and whether or not the report is done: a run folder
+  // (the copy), a namespace the main step could not finish with.
+  const sandboxState = core.getState('sandbox')
+  if (sandboxState && (await recoverSandbox(sandboxState, m => core.info(m)))) core.info('Put back what the sandbox had changed.')
   if (core.getState('done') === 'true') return
   const saved = parse<CommentRef>(core.getState('comment'))
   const thread = parse<Thread>(core.getState('thread'))
   const transcriptPath = core.getState('transcript')
-  const marker = core.getState('marker')
   const crashed = core.getState('error')
   if (!saved && !transcriptPath) return
 
@@ -46,14 +48,6 @@ export async function post(): Promise<void> {
   } catch {
     token = core.getInput('github-token') || process.env.GITHUB_TOKEN || ''
     if (token) redactor.add(token)
-  }
-
-  // A command the killed step left running must not go on changing the workspace.
-  if (marker) {
-    const killed = await killLeftovers(marker, { kind: 'self' })
-    if (killed) core.info(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
-    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-    if (await recoverSandbox(marker, m => core.info(redact(m)))) core.info('Put back what the sandbox had changed.')
   }
 
   const t = transcriptPath ? readTranscript(transcriptPath) : undefined
