@@ -61,7 +61,8 @@ export class ServerClient {
     })
     this.waiting.set(0, msg => {
       if (msg.type === 'ready') onReady(msg as unknown as Ready)
-      else onFail(new Error(String(msg.error ?? 'the command server did not start')))
+      // a refusal (no safe user, a copy that failed): the caller may fall back to none
+      else onFail(Object.assign(new Error(String(msg.error ?? 'the command server did not start')), { refused: true }))
     })
     child.stdout?.on('data', (d: Buffer) => this.onData(d))
     this.closed = new Promise(resolve => {

@@ -266,6 +266,8 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const r = await recoverAsRoot({ ...state }, 60_000)
         if (r.done) save('')
         else log(`Sandbox: ${r.problems.join('; ')}`)
+        // the server died (the step is being stopped?): no fallback that would change the workspace now
+        if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${userWhy}`)
       }
     }
     log(`Sandbox: the user sandbox is unavailable (${userWhy}); commands run as the runner user (sandbox: none).`)
