@@ -213,7 +213,7 @@ function survivors(hb: string, tag: string): string {
     // a double-forked setsid daemon
     `( setsid sh -c 'while :; do date +%s%N > "$0/daemon"; sleep 0.1; done' "${hb}" ${tag} > /dev/null 2>&1 & ) &`,
     // env -i, every descriptor closed
-    `env -i /bin/sh -c 'exec 0<&- 1>&- 2>&- 3>&- 19>&-; while :; do date +%s%N > "$0/envi"; sleep 0.1; done' "${hb}" ${tag} &`,
+    `env -i /bin/sh -c 'exec 0<&- 1>&- 2>&- 3>&- 19>&-; while :; do /bin/date +%s%N > "$0/envi"; /bin/sleep 0.1; done' "${hb}" ${tag} &`,
     // SIGTERM, SIGHUP and SIGINT ignored
     `sh -c 'trap "" TERM HUP INT; while :; do date +%s%N > "$0/term"; sleep 0.1; done' "${hb}" ${tag} > /dev/null 2>&1 &`,
     `sleep 1; ls "${hb}"`
@@ -326,6 +326,7 @@ describe.each(kinds)('contained (action as $name)', kind => {
     ])
     swapper.kill('SIGKILL')
     expect(r.run.code).toBe(0)
+    expect(r.finalComment).toContain('sandbox: user')
     expect(r.results[1]).toContain('planted')
     expect(snapshot(victims)).toEqual(before)
     // what came back is the symlinks themselves, never written through

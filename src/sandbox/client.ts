@@ -15,6 +15,7 @@ export interface Ready {
   startTree?: string
   uid?: number
   gid?: number
+  copyProblem?: string
 }
 
 export interface ExecResult {

@@ -1,9 +1,11 @@
 // Interim hand-back (until src/changes/ lands): the agent's file changes in its
 // copy, as a binary git diff against the copy's state at start, computed by
 // git as the sandbox user inside the containment (after its processes were
-// stopped), then applied to the workspace as plain file changes. The
+// stopped) with a git directory of its own (no config, hooks or attributes
+// driver of the agent's runs), then applied to the workspace as plain file changes. The
 // workspace's .git is not touched.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { Sandbox } from './index'
 import { findProgram, realpathOr } from './privilege'
@@ -13,13 +15,18 @@ const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-
 /** Apply the agent's changes to `workspace`; returns problems (empty when all went well or nothing changed). */
 export async function handBack(sandbox: Sandbox, workspace: string, envPath: string | undefined): Promise<{ files: number; problems: string[] }> {
   if (sandbox.mode !== 'user' || !sandbox.startTree) return { files: 0, problems: [] }
+  // a git directory of our own (random name, made now): none of the copy's config, hooks or info/ is read
+  const gitDir = path.join(sandbox.env.TMPDIR ?? path.dirname(sandbox.workdir), `handback-${randomBytes(12).toString('hex')}`)
+  const base = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent', LANG: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1' }
+  const made = await sandbox.exec('git', [...SAFE, 'init', '-q', '--bare', '--template=', gitDir], { env: base })
+  if (made.code !== 0) return { files: 0, problems: [`the agent's changes could not be collected: ${made.stderr.split('\n')[0]}`] }
   const env = {
-    PATH: sandbox.env.PATH ?? '/usr/bin:/bin',
-    HOME: sandbox.env.HOME ?? '/',
-    LANG: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_INDEX_FILE: path.join(sandbox.env.TMPDIR ?? sandbox.workdir, `handback-${process.pid}.index`)
+    ...base,
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: sandbox.workdir,
+    GIT_INDEX_FILE: path.join(gitDir, 'index'),
+    // the copy's objects (the start tree's among them), read as data
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(sandbox.workdir, '.git', 'objects')
   }
   const git = (args: string[]) => sandbox.exec('git', [...SAFE, ...args], { env })
   const add = await git(['add', '-A'])

@@ -246,6 +246,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
         save(JSON.stringify({ ...state, ns: ready.ns }))
         const user = opts.user ?? SANDBOX_USER
         log(`Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace, ${ready.workdir}.`)
+        if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
         return makeSandbox({
           mode: 'user',
           note: `user (${user})`,

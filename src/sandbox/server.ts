@@ -139,6 +139,7 @@ export function commandServer(): void {
   let home = ''
   let tmp = ''
   let startTree = ''
+  let copyProblem: string | undefined
   const children = new Map<number, Child>()
 
   const setUp = async (): Promise<Record<string, unknown>> => {
@@ -185,7 +186,9 @@ export function commandServer(): void {
     const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
     if (entries.length) {
       // GNU cp: never follows symlinks in the source (-a implies -P); blocks shared where the file system can
-      await must('copy the workspace', b.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
+      const c = await run(b.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
+      // files that vanished or changed while copied (a step still writing) are said, not fatal
+      if (c.code !== 0) copyProblem = `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
     }
     const git = (args: string[], env: Record<string, string> = {}) =>
       must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
@@ -228,7 +231,7 @@ export function commandServer(): void {
       // inherited by every command; root (this server) is exempt
       await run(b.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { workdir, home, tmp, startTree, uid: account.uid, gid: account.gid }
+    return { workdir, home, tmp, startTree, uid: account.uid, gid: account.gid, copyProblem }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)

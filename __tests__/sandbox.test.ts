@@ -1,0 +1,224 @@
+// prepareSandbox on this machine, without mocks: the real command server,
+// real namespaces, real users (created here, removed in afterAll), real git.
+// The end-to-end attacks through dist/ are in contain.test.ts and security.test.ts.
+import { afterAll, describe, expect, test } from '@jest/globals'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
+import { Redactor, secretsFromEnv } from '../src/report/redact'
+
+const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
+const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
+const privileged = isRoot || hasSudo
+const withPrivilege = privileged ? test : test.skip
+const asRootOnly = isRoot ? test : test.skip
+const sudoInstalled = spawnSync('sudo', ['-n', 'true']).status === 0
+const RUNS_DIR = '/var/lib/bash-agent/runs'
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'sandbox-test-'))
+chmodSync(tmp, 0o755)
+const open: Sandbox[] = []
+const users: string[] = []
+
+afterAll(async () => {
+  for (const s of open) await s.release()
+  for (const u of users) spawnSync('userdel', ['-f', u], { stdio: 'ignore' })
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+const b64 = (s: string) => Buffer.from(s).toString('base64')
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).toString()
+
+function repo(): { workspace: string; runnerTemp: string } {
+  const base = mkdtempSync(path.join(tmp, 'l-'))
+  const workspace = path.join(base, 'repo')
+  const runnerTemp = path.join(base, '_temp')
+  mkdirSync(workspace)
+  mkdirSync(runnerTemp)
+  git(workspace, 'init', '-q', '-b', 'main')
+  writeFileSync(path.join(workspace, 'README.md'), '# repo\n')
+  git(workspace, 'add', '-A')
+  git(workspace, 'commit', '-qm', 'base')
+  return { workspace, runnerTemp }
+}
+
+function options(over: Partial<SandboxOptions> & { workspace: string }): SandboxOptions & { logs: string[]; states: string[] } {
+  const logs: string[] = []
+  const states: string[] = []
+  const env = over.env ?? { PATH: process.env.PATH, HOME: os.homedir(), CI: 'true', GITHUB_TOKEN: `ghs_${randomBytes(18).toString('hex')}` }
+  return { mode: 'user', env, redactor: new Redactor(secretsFromEnv(env)), log: m => logs.push(m), saveState: v => states.push(v), logs, states, ...over }
+}
+
+async function prepare(o: SandboxOptions): Promise<Sandbox> {
+  const s = await prepareSandbox(o)
+  open.push(s)
+  return s
+}
+
+async function release(s: Sandbox): Promise<string[]> {
+  open.splice(open.indexOf(s), 1)
+  return s.release()
+}
+
+const sh = (s: Sandbox, command: string) => s.run(command, { timeoutMs: 30_000, maxOutputChars: 50_000, blocked: [], redact: t => t })
+const runDirs = () => (existsSync(RUNS_DIR) ? (isRoot ? readdirSync(RUNS_DIR) : execFileSync('sudo', ['-n', 'ls', '-1', RUNS_DIR]).toString().split('\n').filter(Boolean)) : [])
+
+describe('fallback', () => {
+  test('no root and no passwordless sudo: none, said in the note and the log; commands still run, in the workspace', async () => {
+    const { workspace } = repo()
+    const o = options({ workspace, privilege: 'unavailable' })
+    const s = await prepare(o)
+    expect(s.mode).toBe('none')
+    expect(s.workdir).toBe(workspace)
+    expect(s.note).toMatch(/^none \(user sandbox unavailable: not root and no passwordless sudo; processes contained by process group only\)$/)
+    expect(o.logs.join('\n')).toMatch(/the user sandbox is unavailable/)
+    const r = await sh(s, 'pwd; id -un')
+    expect(r.output).toBe(`${workspace}\n${os.userInfo().username}`)
+    // without a namespace the action says it could not verify
+    const stop = await s.stopProcesses()
+    expect(stop.ok).toBe(false)
+    expect(stop.detail).toMatch(/no PID namespace/)
+    expect(await release(s)).toEqual([expect.stringMatching(/no PID namespace/)])
+  })
+
+  asRootOnly('a sandbox user that could reach root (a powerful group) is refused: none, and why', async () => {
+    const name = `ba-adm-${randomBytes(3).toString('hex')}`
+    users.push(name)
+    execFileSync('useradd', ['--no-create-home', '-G', 'adm', name])
+    const { workspace } = repo()
+    const o = options({ workspace, user: name })
+    const s = await prepare(o)
+    expect(s.mode).toBe('none')
+    expect(s.note).toContain(`the user ${name} is in the group adm`)
+    // the half-made run folder is gone and nothing is left to recover
+    expect(o.states.at(-2)).toBe('')
+    await release(s)
+  })
+})
+
+describe('user mode', () => {
+  withPrivilege('commands run as the sandbox user in a copy of its own: the commit, the earlier steps\' files, no credential; the workspace untouched', async () => {
+    const { workspace } = repo()
+    const token = `ghs_${randomBytes(18).toString('hex')}`
+    git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`)
+    git(workspace, 'config', '--local', 'remote.origin.url', `https://x-access-token:${token}@github.com/o/r`)
+    mkdirSync(path.join(workspace, 'dist'))
+    writeFileSync(path.join(workspace, 'dist', 'built.js'), 'built\n')
+    const configBefore = readFileSync(path.join(workspace, '.git', 'config'))
+    const o = options({ workspace })
+    const s = await prepare(o)
+    expect(s.mode).toBe('user')
+    expect(s.note).toBe('user (bash-agent)')
+    expect(s.workdir).toMatch(/^\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/repo$/)
+    expect(s.baseSha).toBe(git(workspace, 'rev-parse', 'HEAD').trim())
+    // the run folder was recorded before it was made
+    expect(JSON.parse(o.states[0]).runDir).toBe(path.dirname(s.workdir))
+    const r = await sh(s, 'id -un; pwd; git rev-parse HEAD; cat dist/built.js; cat .git/config; git remote -v | head -1; touch "$0" 2>/dev/null || echo no-write-outside')
+    const lines = r.output.split('\n')
+    expect(lines.slice(0, 4)).toEqual(['bash-agent', s.workdir, s.baseSha, 'built'])
+    expect(r.output).not.toContain(token)
+    expect(r.output).not.toMatch(/extraheader/)
+    expect(r.output).toContain('https://github.com/o/r')
+    const w = await sh(s, `echo x > ${JSON.stringify(path.join(workspace, 'x'))} 2>&1; ls ${JSON.stringify(workspace)} 2>&1 | head -1`)
+    expect(w.output).toMatch(/Permission denied|No such file/)
+    expect(readFileSync(path.join(workspace, '.git', 'config')).equals(configBefore)).toBe(true)
+    expect(await release(s)).toEqual([])
+    expect(existsSync(path.dirname(s.workdir))).toBe(false)
+  })
+
+  withPrivilege('stopProcesses kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {
+    const { workspace } = repo()
+    const s = await prepare(options({ workspace }))
+    await sh(s, "setsid sh -c 'while :; do sleep 0.1; done' > /dev/null 2>&1 & (env -i setsid sleep 600 &) ; echo started")
+    const ps = await sh(s, 'ps -e -o comm= | grep -c -E "^(sleep|sh)$"')
+    expect(Number(ps.output)).toBeGreaterThanOrEqual(2)
+    expect(await s.stopProcesses()).toEqual({ ok: true })
+    const e = await s.exec('sh', ['-c', 'id -un; ps -e -o comm= | grep -c -E "^(sleep|sh)$" || true'])
+    expect(e.code).toBe(0)
+    expect(e.stdout.toString()).toBe('bash-agent\n1\n') // only this sh itself
+    expect(await release(s)).toEqual([])
+  })
+
+  withPrivilege('a git planted on PATH in a folder the agent can write is never run with privileges', async () => {
+    const { workspace } = repo()
+    const bin = path.join(workspace, 'node_modules', '.bin')
+    mkdirSync(bin, { recursive: true })
+    const marker = path.join(tmp, `planted-${randomUUID()}`)
+    for (const name of ['git', 'cp', 'chown', 'mount', 'rm', 'unshare', 'bash', 'useradd']) {
+      writeFileSync(path.join(bin, name), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 })
+    }
+    const o = options({ workspace, env: { PATH: `${bin}:${process.env.PATH}`, HOME: os.homedir() } })
+    const s = await prepare(o)
+    expect(s.mode).toBe('user')
+    expect(await release(s)).toEqual([])
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  withPrivilege('recovery by the post step from the saved state alone: the namespace killed, the run folder removed', async () => {
+    const { workspace } = repo()
+    const o = options({ workspace })
+    const s = await prepare(o)
+    await sh(s, 'setsid sleep 600 > /dev/null 2>&1 & mkdir -p many && cd many && seq 3000 | xargs touch')
+    const saved = o.states.at(-1) as string
+    expect(JSON.parse(saved).ns).toMatch(/^pid:\[\d+\]$/)
+    // the main step died here: its state is all the post step has
+    const logs: string[] = []
+    expect(await recoverSandbox(saved, m => logs.push(m))).toBe(true)
+    expect(logs.join('\n')).toMatch(/done now/)
+    expect(existsSync(path.dirname(s.workdir))).toBe(false)
+    expect(runDirs()).not.toContain(path.basename(path.dirname(s.workdir)))
+    // release after recovery finds nothing more to do, and says nothing went wrong with the processes
+    const problems = await release(s)
+    expect(problems.filter(p => !/command server/.test(p))).toEqual([])
+  })
+
+  ;(isRoot && sudoInstalled ? test : test.skip)('through real sudo, as on a runner (the action asks sudo even as root)', async () => {
+    const { workspace } = repo()
+    const s = await prepare(options({ workspace, privilege: 'sudo' }))
+    expect(s.mode).toBe('user')
+    const r = await sh(s, 'id -un; ps -e -o comm= | grep -c sudo')
+    expect(r.output).toBe('bash-agent\n0') // sudo stays outside the namespace
+    expect(await release(s)).toEqual([])
+  })
+})
+
+describe('none mode: git credentials (until the envcreds work replaces this)', () => {
+  const token = `ghs_${randomBytes(18).toString('hex')}`
+  const header = `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`
+
+  test('extraheader and includeIf credentials are removed for the run and put back byte for byte', async () => {
+    const { workspace, runnerTemp } = repo()
+    const credentials = path.join(runnerTemp, `git-credentials-${randomUUID()}.config`)
+    writeFileSync(credentials, `[http "https://github.com/"]\n\textraheader = ${header}\n`)
+    git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', header)
+    git(workspace, 'config', '--local', `includeIf.gitdir:${workspace}/.git.path`, credentials)
+    const config = path.join(workspace, '.git', 'config')
+    const before = readFileSync(config)
+    const o = options({ mode: 'none', workspace })
+    const s = await prepare(o)
+    const r = await sh(s, 'git config --list --show-origin; cat .git/config')
+    expect(r.output).not.toContain(token)
+    expect(r.output).not.toMatch(/AUTHORIZATION|git-credentials/i)
+    expect(o.redactor.redact(`t=${token}`)).toBe('t=***')
+    expect(await release(s)).toEqual([])
+    expect(readFileSync(config).equals(before)).toBe(true)
+  })
+
+  test('a config replaced by a symlink is not written through; release says so', async () => {
+    const { workspace } = repo()
+    git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', header)
+    const config = path.join(workspace, '.git', 'config')
+    const target = path.join(tmp, `target-${randomUUID()}`)
+    writeFileSync(target, 'precious\n')
+    const s = await prepare(options({ mode: 'none', workspace }))
+    unlinkSync(config)
+    symlinkSync(target, config)
+    expect((await release(s)).join('\n')).toMatch(/was replaced during the run/)
+    expect(readFileSync(target, 'utf8')).toBe('precious\n')
+    expect(lstatSync(config).isSymbolicLink()).toBe(true)
+  })
+})
