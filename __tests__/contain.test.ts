@@ -213,7 +213,7 @@ function survivors(hb: string, tag: string): string {
     // a double-forked setsid daemon
     `( setsid sh -c 'while :; do date +%s%N > "$0/daemon"; sleep 0.1; done' "${hb}" ${tag} > /dev/null 2>&1 & ) &`,
     // env -i, every descriptor closed
-    `env -i /bin/sh -c 'exec 0<&- 1>&- 2>&- 3>&- 19>&-; while :; do /bin/date +%s%N > "$0/envi"; /bin/sleep 0.1; done' "${hb}" ${tag} &`,
+    `env -i /bin/sh -c 'exec 0<&- 1>&- 2>&- 3>&- 4>&- 5>&-; while :; do /bin/date +%s%N > "$0/envi"; /bin/sleep 0.1; done' "${hb}" ${tag} &`,
     // SIGTERM, SIGHUP and SIGINT ignored
     `sh -c 'trap "" TERM HUP INT; while :; do date +%s%N > "$0/term"; sleep 0.1; done' "${hb}" ${tag} > /dev/null 2>&1 &`,
     `sleep 1; ls "${hb}"`
@@ -251,7 +251,9 @@ describe.each(kinds)('contained (action as $name)', kind => {
       "echo '* filter=evil' > .gitattributes",
       `printf '[core]\\n\\tfsmonitor = touch ${hb}/include\\n' > "$HOME/inc.cfg"; git config include.path "$HOME/inc.cfg"`,
       `printf '#!/bin/sh\\ntouch ${hb}/hook\\n' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout`,
-      'echo edited >> README.md && echo new > added.txt && git rm -q src/a.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm "agent commit" && echo after-commit > later.txt && echo committed'
+      'echo edited >> README.md && echo new > added.txt && git rm -q src/a.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm "agent commit" && echo after-commit > later.txt && echo committed',
+      // what its own git ran in its own copy is its business; from here on nothing may run what it planted
+      `rm -f ${hb}/*`
     ]
     const r = await agent(kind, ws, [plant.join('\n')])
     expect(r.run.code).toBe(0)
@@ -367,7 +369,6 @@ describe.each(kinds)('contained (action as $name)', kind => {
     const post = await postStep(kind, ws, r.run)
     expect(post.code).toBe(0)
     expect(runDirs()).toEqual(dirsBefore)
-    expect(existsSync(path.join(ws, 'many'))).toBe(false) // a cancelled run's files are not handed back half-way
   }, 300_000)
 
   test('two runs at once, sharing the sandbox user, both finish with their commands intact; neither can reach the other', async () => {

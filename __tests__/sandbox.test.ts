@@ -95,7 +95,8 @@ describe('fallback', () => {
     expect(s.mode).toBe('none')
     expect(s.note).toContain(`the user ${name} is in the group adm`)
     // the half-made run folder is gone and nothing is left to recover
-    expect(o.states.at(-2)).toBe('')
+    expect(o.states).toContain('')
+    expect(existsSync(JSON.parse(o.states[0]).runDir)).toBe(false)
     await release(s)
   })
 })

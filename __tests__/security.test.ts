@@ -12,7 +12,7 @@
 // real unprivileged user, so the secrets are not even readable) and `none`
 // (the secrets are readable, so redaction must catch every form).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -26,7 +26,8 @@ import { defuseWorkflowCommands, fenceFor, neutraliseMentions, stripHidden, stri
 import { MARKER } from '../src/trigger'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
-const canUseUser = isRoot && ['/usr/sbin/useradd', '/sbin/useradd'].some(p => existsSync(p))
+const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
+const canUseUser = (isRoot || hasSudo) && ['/usr/sbin/useradd', '/sbin/useradd'].some(p => existsSync(p))
 
 // ---------------------------------------------------------------------------
 // Canaries
