@@ -359,12 +359,16 @@ describe.each(kinds)('contained (action as $name)', kind => {
     const ws = workspace(kind)
     const dirsBefore = runDirs()
     let child: { pid?: number } | undefined
-    const r = await agent(kind, ws, ['mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 2000 | xargs touch); done; echo made', 'sleep 60'], {
-      onStdout: (chunk, c) => {
-        child ??= c
-        if (chunk.includes('$ sleep 60')) setTimeout(() => process.kill(c.pid as number, 'SIGINT'), 300)
-      }
-    })
+    const script: Reply[] = [
+      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 2000 | xargs touch); done; echo made' } }], stop_reason: 'tool_use' },
+      () => {
+        // the runner's cancel arrives while the next command runs
+        setTimeout(() => child?.pid && process.kill(child.pid, 'SIGINT'), 1000)
+        return { content: [{ type: 'tool_use', id: 'toolu_2', name: 'bash', input: { command: 'sleep 60' } }], stop_reason: 'tool_use' }
+      },
+      { hang: true }
+    ]
+    const r = await agent(kind, ws, [], { script, onStdout: (_chunk, c) => (child ??= c) })
     expect(r.run.outputs['exit-reason']).toBe('cancelled')
     const post = await postStep(kind, ws, r.run)
     expect(post.code).toBe(0)
@@ -378,6 +382,7 @@ describe.each(kinds)('contained (action as $name)', kind => {
       agent(kind, ws2, ['ls /var/lib/bash-agent/runs 2>&1 | head -1; sleep 1; pkill -9 -u "$(id -un)"; kill -9 -1'])
     ])
     expect(a.run.code).toBe(0)
+    if (a.results[0] !== 'first-intact') console.log(a.run.stdout, b.run.stdout)
     expect(a.results[0]).toBe('first-intact')
     expect(b.results[0]).toMatch(/Permission denied/)
   }, 300_000)

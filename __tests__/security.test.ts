@@ -254,12 +254,6 @@ function pidGone(pid: number): boolean {
   }
 }
 
-async function allGone(pids: number[], ms = 15000): Promise<number[]> {
-  const end = Date.now() + ms
-  while (Date.now() < end && !pids.every(pidGone)) await new Promise(r => setTimeout(r, 100))
-  return pids.filter(p => !pidGone(p))
-}
-
 // ---------------------------------------------------------------------------
 // Who may start a run
 // ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // The post step: a safety net that finishes the report when the main step
 // could not (killed after a cancel, crashed, or GitHub refused the final
 // comment). It works from what the main step saved: the comment, the thread,
-// the transcript it kept writing as it went, and the marker of its commands.
+// the transcript it kept writing as it went, and the sandbox's state (what
+// must be undone: the run folder, the namespace), saved before each change.
 import * as core from '@actions/core'
 import { readSettings } from './settings'
 import { Redactor, secretsFromEnv } from './report/redact'

@@ -181,8 +181,9 @@ export class ServerClient {
 }
 
 /** Start the server: `argv` is the launcher (sudo, unshare...) and the node program. */
-export function startServer(argv: string[], config: ServerConfig, source: string): ServerClient {
-  const child = spawn(argv[0], [...argv.slice(1), '-e', BOOTSTRAP], {
+export function startServer(argv: string[], config: ServerConfig, source: string, key: string): ServerClient {
+  // `key` (ignored by node) marks the namespace as this run's for the recovery helper
+  const child = spawn(argv[0], [...argv.slice(1), '-e', BOOTSTRAP, key], {
     cwd: '/',
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },

@@ -19,6 +19,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import type { CommandRecord } from '../types'
@@ -93,6 +94,8 @@ interface SavedState {
   runDir?: string
   /** the PID namespace, once known */
   ns?: string
+  /** a random word on the namespace's init's command line: a namespace inode reused by another run is never this run's */
+  key: string
 }
 
 const SERVER_SOURCE = `(${commandServer.toString()})()`
@@ -137,7 +140,7 @@ function nsMembers(ns: string): number[] {
 /** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir`. Resolves with its problems. */
 function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
   const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
-  const argv = asRootArgv(priv, [state.node, '-e', RECOVER_SOURCE, state.ns ?? '', isRunDir(state.runDir) ? state.runDir : '', state.rm])
+  const argv = asRootArgv(priv, [state.node, '-e', RECOVER_SOURCE, state.ns ?? '', isRunDir(state.runDir) ? state.runDir : '', state.rm, state.key])
   return new Promise(resolve => {
     let out = ''
     let timer: NodeJS.Timeout | undefined
@@ -182,6 +185,7 @@ export async function recoverSandbox(saved: string, log: (message: string) => vo
   }
   if (state?.v !== 1 || !path.isAbsolute(state.node ?? '') || !path.isAbsolute(state.rm ?? '')) return false
   if (state.ns !== undefined && !/^pid:\[\d+\]$/.test(state.ns)) return false
+  if (!/^[0-9a-f]{32}$/.test(state.key ?? '')) return false
   const r = await recoverAsRoot(state, maxMs)
   log(`Sandbox: the main step ended before putting everything back; ${r.done ? 'done now' : `problems: ${r.problems.join('; ')}`}.`)
   return true
@@ -206,16 +210,17 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
 
+  const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
       ? asRootArgv(priv, [...unshareArgs(bins.unshare), bins.bash, '-c', '"$@"; exit $?', 'bash', node])
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
-    return startServer(argv, config, SERVER_SOURCE)
+    return startServer(argv, config, SERVER_SOURCE, key)
   }
   const baseState = (): SavedState | undefined =>
-    priv.kind === 'none' ? undefined : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm' }
+    priv.kind === 'none' ? undefined : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
 
   let userWhy = ''
   if (opts.mode === 'user') {

@@ -44,7 +44,6 @@ export interface ServerConfig {
 }
 
 export function commandServer(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const pathM = process.getBuiltinModule('node:path') as typeof import('node:path')
@@ -384,9 +383,9 @@ export function commandServer(): void {
 export function recoverRun(): void {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const [ns, dir, rm] = process.argv.slice(1)
+  const [ns, dir, rm, key] = process.argv.slice(1)
   const problems: string[] = []
-  const members = (): number[] =>
+  const inNs = (): number[] =>
     fs.readdirSync('/proc').filter(n => {
       if (!/^\d+$/.test(n) || !ns) return false
       try {
@@ -395,6 +394,20 @@ export function recoverRun(): void {
         return false
       }
     }).map(Number)
+  // namespace inodes are reused: only a namespace whose init carries this run's key is this run's
+  const ours = (pids: number[]): boolean =>
+    !!key &&
+    pids.some(p => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(key)
+      } catch {
+        return false
+      }
+    })
+  const members = (): number[] => {
+    const pids = inNs()
+    return ours(pids) ? pids : []
+  }
   let left = members()
   for (let round = 0; round < 100 && left.length; round++) {
     for (const p of left) {
