@@ -78,8 +78,20 @@ describe('fallback', () => {
     expect(o.logs.join('\n')).toMatch(/the user sandbox is unavailable/)
     const r = await sh(s, 'pwd; id -un')
     expect(r.output).toBe(`${workspace}\n${os.userInfo().username}`)
-    // without a namespace the action says it could not verify
+    // without a namespace: a detached child still carrying the run's key is found and killed, but the action says it could not verify
+    const bg = await sh(s, 'setsid sleep 600 > /dev/null 2>&1 & echo $!')
+    const pid = Number(bg.output)
+    expect(pid).toBeGreaterThan(1)
     const stop = await s.stopProcesses()
+    const gone = () => {
+      try {
+        return /^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, 'latin1'))
+      } catch {
+        return true
+      }
+    }
+    for (let i = 0; i < 100 && !gone(); i++) await new Promise(r => setTimeout(r, 50))
+    expect(gone()).toBe(true)
     expect(stop.ok).toBe(false)
     expect(stop.detail).toMatch(/no PID namespace/)
     expect(await release(s)).toEqual([expect.stringMatching(/no PID namespace/)])

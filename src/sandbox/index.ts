@@ -293,6 +293,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     mode: 'none',
     workspace: opts.workspace,
     namespaced,
+    runKey: namespaced ? undefined : key,
     dropTo: priv.kind === 'sudo' ? { uid: me.uid, gid: me.gid, name: me.username } : undefined,
     bins
   })
@@ -313,7 +314,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     note,
     workdir: opts.workspace,
     baseSha: readWorkspaceGit(opts.workspace)?.baseSha,
-    env: envFor(opts.env, { redactor: opts.redactor, workdir: opts.workspace }),
+    env: { ...envFor(opts.env, { redactor: opts.redactor, workdir: opts.workspace }), ...(namespaced ? {} : { BASH_AGENT_RUN: key }) },
     server,
     state: state && namespaced ? { ...state, ns } : undefined,
     save,

@@ -39,6 +39,8 @@ export interface ServerConfig {
   dropTo?: { uid: number; gid: number; name: string }
   /** whether the server is pid 1's child in its own namespace (private /proc) */
   namespaced: boolean
+  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
+  runKey?: string
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
 }
@@ -278,7 +280,28 @@ export function commandServer(): void {
   /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
   const stopAll = async (): Promise<{ ok: boolean; detail?: string }> => {
     for (const c of children.values()) if (c.pid) killTree(c.pid)
-    if (!cfg.namespaced) return { ok: false, detail: 'no PID namespace here: only the commands\' process groups and their descendants were killed' }
+    if (!cfg.namespaced) {
+      // best effort: what still carries the run's key in its environment (env -i escapes it)
+      const entry = Buffer.from(`\0BASH_AGENT_RUN=${cfg.runKey}\0`)
+      for (let round = 0; cfg.runKey && round < 20; round++) {
+        let found = 0
+        for (const n of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+          if (!/^\d+$/.test(n) || Number(n) === process.pid) continue
+          try {
+            const env = Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${n}/environ`)])
+            if (env.includes(entry)) {
+              process.kill(Number(n), 'SIGKILL')
+              found++
+            }
+          } catch {
+            // gone, or not ours
+          }
+        }
+        if (!found) break
+        await new Promise(r => setTimeout(r, 10))
+      }
+      return { ok: false, detail: 'no PID namespace here: the commands\' process trees were killed, but what detached from them could not be verified gone' }
+    }
     for (let round = 0; round < 200; round++) {
       const left = others()
       if (left.length === 0) return { ok: true }
