@@ -295,17 +295,35 @@ describe.each(kinds)('contained (action as $name)', kind => {
 
   test('the copy holds no credential, the earlier steps\' ignored files and the commit checked out; ps shows only the run', async () => {
     const ws = workspace(kind)
+    // nested checkouts two and three folders deep, each with a persisted token
+    const nestedToken = `ghp_${randomBytes(18).toString('hex')}`
+    for (const sub of ['deps/lib', 'vendor/a/b']) {
+      const d = path.join(ws, sub)
+      mkdirSync(d, { recursive: true })
+      git(d, 'init', '-q', '-b', 'main')
+      writeFileSync(path.join(d, 'lib.txt'), 'lib\n')
+      git(d, 'add', '-A')
+      git(d, 'commit', '-qm', 'lib')
+      git(d, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${nestedToken}`).toString('base64')}`)
+      git(d, 'config', '--local', 'remote.origin.url', `https://x-access-token:${nestedToken}@github.com/o/lib`)
+      git(d, 'config', '--local', 'includeIf.gitdir:/x/.path', '/x/git-credentials-1.config')
+    }
+    if (kind.asUser) execFileSync('chown', ['-R', `${kind.asUser.uid}:${kind.asUser.gid}`, ws])
+    const forms = [nestedToken, Buffer.from(`x-access-token:${nestedToken}`).toString('base64'), 'AUTHORIZATION', 'git-credentials']
     const r = await agent(kind, ws, [
+      `for f in ${forms.map(f => `'${f}'`).join(' ')}; do grep -r -l -a -i -F -- "$f" . 2>/dev/null; done | wc -l; git -C deps/lib remote get-url origin; git -C vendor/a/b config --list | grep -c -i extraheader`,
       'cat .git/config; git log --oneline | wc -l; cat node_modules/dep/index.js; grep -r -l -a "AUTHORIZATION\\|x-access-token" . 2>/dev/null | wc -l; test -w . && echo writable',
       'ps -e -o user=,comm= | sort -u'
     ])
-    expect(r.results[0]).not.toMatch(/extraheader|AUTHORIZATION/i)
-    expect(r.results[0]).toContain('module.exports = 1')
-    expect(r.results[0]).toMatch(/^1$/m) // one commit, no grep hit below it is 0
-    expect(r.results[0]).toMatch(/^0$/m)
-    expect(r.results[0]).toContain('writable')
+    expect(r.finalComment).toContain('sandbox: user')
+    expect(r.results[0]).toBe('0\nhttps://github.com/o/lib\n0\n[exit code 1]')
+    expect(r.results[1]).not.toMatch(/extraheader|AUTHORIZATION/i)
+    expect(r.results[1]).toContain('module.exports = 1')
+    expect(r.results[1]).toMatch(/^1$/m) // one commit, no grep hit below it is 0
+    expect(r.results[1]).toMatch(/^0$/m)
+    expect(r.results[1]).toContain('writable')
     // the namespace's init and server (root), and the sandbox user's command: nothing of the runner's
-    for (const line of r.results[1].split('\n')) expect(line).toMatch(/^(root|bash-ag\S*)\s/)
+    for (const line of r.results[2].split('\n')) expect(line).toMatch(/^(root|bash-ag\S*)\s/)
   }, 300_000)
 
   test('symlinks in the workspace at set-up, swapped in during set-up, or planted by the agent before release never make the action touch anything outside the copy', async () => {

@@ -14,7 +14,8 @@ const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-
 
 /** Apply the agent's changes to `workspace`; returns problems (empty when all went well or nothing changed). */
 export async function handBack(sandbox: Sandbox, workspace: string, envPath: string | undefined): Promise<{ files: number; problems: string[] }> {
-  if (sandbox.mode !== 'user' || !sandbox.startTree) return { files: 0, problems: [] }
+  if (sandbox.mode !== 'user') return { files: 0, problems: [] }
+  if (!sandbox.startTree) return { files: 0, problems: ['the copy\'s starting state is unknown: the agent\'s changes were not applied to the workspace'] }
   // a git directory of our own (random name, made now): none of the copy's config, hooks or info/ is read
   const gitDir = path.join(sandbox.env.TMPDIR ?? path.dirname(sandbox.workdir), `handback-${randomBytes(12).toString('hex')}`)
   const base = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent', LANG: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1' }

@@ -134,6 +134,56 @@ export function commandServer(): void {
     return list
   }
 
+  /** A git config's text without credentials: no extraheader entries, no include sections, no user information in URLs. */
+  const sanitize = (text: string): string => {
+    const out: string[] = []
+    let skipping = false
+    for (const line of text.split('\n')) {
+      const t = line.trim()
+      if (t.startsWith('[')) skipping = /^\[\s*include(if)?\b/i.test(t)
+      if (skipping) continue
+      if (/^extraheader\s*=/i.test(t)) continue
+      out.push(line.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1'))
+    }
+    return out.join('\n')
+  }
+  /** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs sanitized. */
+  const stripNested = (root: string): void => {
+    const stack = [root]
+    while (stack.length) {
+      const dir = stack.pop() as string
+      let names: string[]
+      try {
+        names = fs.readdirSync(dir)
+      } catch {
+        continue
+      }
+      for (const name of names) {
+        const p = pathM.join(dir, name)
+        let st: import('node:fs').Stats
+        try {
+          st = fs.lstatSync(p)
+        } catch {
+          continue
+        }
+        if (!st.isDirectory()) continue
+        if (name === '.git') {
+          const configs: string[] = []
+          const walk = (d: string, depth: number) => {
+            for (const n of fs.readdirSync(d)) {
+              const q = pathM.join(d, n)
+              const qs = fs.lstatSync(q)
+              if (qs.isFile() && (n === 'config' || n === 'config.worktree')) configs.push(q)
+              else if (qs.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'].includes(n)) walk(q, depth + 1)
+            }
+          }
+          walk(p, 0)
+          for (const c of configs) fs.writeFileSync(c, sanitize(fs.readFileSync(c, 'utf8')))
+        } else stack.push(p)
+      }
+    }
+  }
+
   let cfg: ServerConfig
   let account: { uid: number; gid: number } | undefined
   let workdir = ''
@@ -191,6 +241,8 @@ export function commandServer(): void {
       // files that vanished or changed while copied (a step still writing) are said, not fatal
       if (c.code !== 0) copyProblem = `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
     }
+    // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
+    stripNested(workdir)
     const git = (args: string[], env: Record<string, string> = {}) =>
       must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
         cwd: workdir,
@@ -216,8 +268,13 @@ export function commandServer(): void {
     }
     // the state the agent starts from, to compute its changes against
     const startIndex = pathM.join(runDir, 'start-index')
-    await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
-    startTree = (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
+    try {
+      await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
+      startTree = (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
+    } catch (e) {
+      // the agent can still work; its changes cannot come back (said in the report)
+      copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${(e as Error).message})`
+    }
     fs.rmSync(startIndex, { force: true })
     // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder
     await must('hand the copy over', b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
