@@ -1,16 +1,34 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { killLeftovers, runBash, toolResult, type BashOptions } from '../src/tools/bash'
+import { spawn } from 'node:child_process'
+import { runBash, toolResult, type BashOptions, type Launched } from '../src/tools/bash'
 import { OutputCapture, captureBytes, cleanText } from '../src/tools/output'
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'bash-tool-test-'))
 const marker = `bash-test-${process.pid}-${Date.now()}`
 
+/** Test clean-up: kill the processes whose environment holds BASH_AGENT_RUN=<m> (what runBash left; the sandbox contains them in a run). */
+async function killLeftovers(m: string): Promise<number> {
+  let n = 0
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(`BASH_AGENT_RUN=${m}`)) {
+        process.kill(Number(name), 'SIGKILL')
+        n++
+      }
+    } catch {
+      // gone
+    }
+  }
+  return n
+}
+
 afterAll(async () => {
-  await killLeftovers(marker, { kind: 'self' })
+  await killLeftovers(marker)
   rmSync(tmp, { recursive: true, force: true })
 })
 
@@ -170,7 +188,7 @@ describe('runBash: timeouts, background jobs, abort', () => {
     expect(tr.content).toContain('pid ')
   })
 
-  test('returns when bash exits, though a background child holds the pipe; killLeftovers then kills it', async () => {
+  test('returns when bash exits, though a background child holds the pipe', async () => {
     const m = `${marker}-bg`
     const t0 = Date.now()
     const rec = await runBash('sleep 60 & echo "pid $!"; echo started', opts({ env: envWith(m) }))
@@ -180,12 +198,12 @@ describe('runBash: timeouts, background jobs, abort', () => {
     expect(rec.output).toMatch(/^pid \d+\nstarted$/)
     const pid = Number(/pid (\d+)/.exec(rec.output)?.[1])
     expect(alive(pid)).toBe(true)
-    const n = await killLeftovers(m, { kind: 'self' })
+    const n = await killLeftovers(m)
     expect(n).toBeGreaterThanOrEqual(1)
     expect(await waitGone(pid)).toBe(true)
   })
 
-  test('killLeftovers finds setsid children by the marker, and leaves other runs alone', async () => {
+  test('a timeout or an abort kills only the command\'s own process tree, not another command\'s', async () => {
     const m = `${marker}-setsid`
     const other = `${marker}-other`
     const rec = await runBash('setsid sleep 60 >/dev/null 2>&1 & echo $!', opts({ env: envWith(m) }))
@@ -193,12 +211,12 @@ describe('runBash: timeouts, background jobs, abort', () => {
     const pid = Number(rec.output)
     const keepPid = Number(keep.output)
     expect(pid).toBeGreaterThan(1)
-    expect(await killLeftovers(m, { kind: 'self' })).toBeGreaterThanOrEqual(1)
+    expect(await killLeftovers(m)).toBeGreaterThanOrEqual(1)
     expect(await waitGone(pid)).toBe(true)
     expect(alive(keepPid)).toBe(true)
-    await killLeftovers(other, { kind: 'self' })
+    await killLeftovers(other)
     expect(await waitGone(keepPid)).toBe(true)
-    expect(await killLeftovers(`${marker}-nothing-here`, { kind: 'self' })).toBe(0)
+    expect(await killLeftovers(`${marker}-nothing-here`)).toBe(0)
   })
 
   test('a background child that keeps writing does not hold the result', async () => {
@@ -208,7 +226,7 @@ describe('runBash: timeouts, background jobs, abort', () => {
     expect(Date.now() - t0).toBeLessThan(10000)
     expect(rec.exitCode).toBe(0)
     expect(rec.output.split('\n')).toContain('main')
-    expect(await killLeftovers(m, { kind: 'self' })).toBeGreaterThanOrEqual(1)
+    expect(await killLeftovers(m)).toBeGreaterThanOrEqual(1)
   })
 
   test('an abort kills the command at once', async () => {
@@ -407,57 +425,43 @@ describe('OutputCapture', () => {
   })
 })
 
-const nobody = (() => {
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'nobody']).toString().trim())
-    const gid = Number(execFileSync('id', ['-g', 'nobody']).toString().trim())
-    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined
-  } catch {
-    return undefined
+
+describe('runBash: a command started elsewhere (launch)', () => {
+  /** A launcher as the sandbox's is: bash started by someone else, killed through kill(). */
+  function launcher(calls: string[]): BashOptions['launch'] {
+    return (command, o) => {
+      calls.push(`start ${command} in ${o.cwd}`)
+      const c = spawn('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+      const l: Launched = {
+        get pid() {
+          return c.pid
+        },
+        stdout: c.stdout,
+        on: (ev: string, fn: (...a: never[]) => void) => c.on(ev, fn as (...a: unknown[]) => void),
+        kill: () => {
+          calls.push('kill')
+          if (c.pid) process.kill(-c.pid, 'SIGKILL')
+        },
+        forget: () => calls.push('forget')
+      }
+      return l
+    }
   }
-})()
-const canSwitchUser = typeof process.getuid === 'function' && process.getuid() === 0 && nobody !== undefined
 
-describe('runBash: identity', () => {
-  test('sudo identity passes the environment through env -i (with a stand-in sudo)', async () => {
-    // a stand-in for `sudo -n -u USER -- argv...` that just runs argv as we are
-    const bin = mkdtempSync(path.join(tmp, 'fakebin-'))
-    const fake = path.join(bin, 'sudo')
-    writeFileSync(
-      fake,
-      '#!/bin/bash\nwhile [ $# -gt 0 ]; do case "$1" in -n) shift;; -u) shift 2;; --) shift; break;; *) break;; esac; done\nexec "$@"\n'
-    )
-    chmodSync(fake, 0o755)
-    const env = { ...envWith(marker), PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, FOO: 'a b=c' }
-    const identity = { kind: 'sudo' as const, user: 'sandbox', home: '/home/sandbox' }
-    const rec = await runBash('echo "$HOME|$USER|$LOGNAME|$FOO"; echo err >&2; exit 4', opts({ env, identity }))
-    expect(rec.output).toBe('/home/sandbox|sandbox|sandbox|a b=c\nerr')
+  test('output, exit code, environment and cwd go through the launcher; the record is as usual', async () => {
+    const calls: string[] = []
+    const env = { ...envWith(marker), FOO: 'a b=c' }
+    const rec = await runBash('echo "$FOO"; echo err >&2; exit 4', opts({ env, launch: launcher(calls) }))
+    expect(rec.output).toBe('a b=c\nerr')
     expect(rec.exitCode).toBe(4)
-
-    const t0 = Date.now()
-    const slow = await runBash('echo go; sleep 30', opts({ env, identity, timeoutMs: 1000 }))
-    expect(Date.now() - t0).toBeLessThan(20000)
-    expect(slow.timedOut).toBe(true)
-    expect(slow.output).toBe('go')
+    expect(calls).toEqual([`start echo "$FOO"; echo err >&2; exit 4 in ${tmp}`, 'forget'])
   })
 
-  ;(canSwitchUser ? test : test.skip)('uid identity runs as that user', async () => {
-    const who = nobody as { uid: number; gid: number }
-    const m = `${marker}-uid`
-    const identity = { kind: 'uid' as const, user: 'nobody', uid: who.uid, gid: who.gid, home: tmp }
-    const rec = await runBash('id -u; id -g; echo "$HOME $USER $LOGNAME"; sleep 60 & echo "pid $!"', {
-      ...opts({ env: envWith(m) }),
-      cwd: '/',
-      identity
-    })
-    expect(rec.exitCode).toBe(0)
-    const lines = rec.output.split('\n')
-    expect(lines[0]).toBe(String(who.uid))
-    expect(lines[1]).toBe(String(who.gid))
-    expect(lines[2]).toBe(`${tmp} nobody nobody`)
-    const pid = Number(/pid (\d+)/.exec(rec.output)?.[1])
-    expect(alive(pid)).toBe(true)
-    expect(await killLeftovers(m, identity)).toBeGreaterThanOrEqual(1)
-    expect(await waitGone(pid)).toBe(true)
+  test('a timeout kills through the launcher', async () => {
+    const calls: string[] = []
+    const slow = await runBash('echo go; sleep 30', opts({ launch: launcher(calls), timeoutMs: 1000 }))
+    expect(slow.timedOut).toBe(true)
+    expect(slow.output).toBe('go')
+    expect(calls).toContain('kill')
   })
 })

@@ -12,9 +12,9 @@
 // real unprivileged user, so the secrets are not even readable) and `none`
 // (the secrets are readable, so redaction must catch every form).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
@@ -26,7 +26,8 @@ import { defuseWorkflowCommands, fenceFor, neutraliseMentions, stripHidden, stri
 import { MARKER } from '../src/trigger'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
-const canUseUser = isRoot && ['/usr/sbin/useradd', '/sbin/useradd'].some(p => existsSync(p))
+const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
+const canUseUser = (isRoot || hasSudo) && ['/usr/sbin/useradd', '/sbin/useradd'].some(p => existsSync(p))
 
 // ---------------------------------------------------------------------------
 // Canaries
@@ -113,6 +114,9 @@ function checkout(): Checkout {
   gitIn(workspace, 'config', '--local', `includeIf.gitdir:${workspace}/.git.path`, credentials)
   // a step script with an inlined secret, as the runner writes them to RUNNER_TEMP
   writeFileSync(path.join(runnerTemp, `${randomUUID()}.sh`), `deploy --password '${DEPLOY}'\n`, { mode: 0o644 })
+  // what a step could leave readable to the runner user: the secrets as NAME=value lines
+  const dump = { MY_DEPLOY_PASSWORD: DEPLOY, 'INPUT_ANTHROPIC-API-KEY': API_KEY, GITHUB_TOKEN: GH_TOKEN, ANTHROPIC_API_KEY: API_KEY, ACTIONS_RUNTIME_TOKEN: RUNTIME }
+  writeFileSync(path.join(runnerTemp, 'env-dump'), Object.entries(dump).map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o644 })
   const config = path.join(workspace, '.git', 'config')
   return {
     workspace,
@@ -250,12 +254,6 @@ function pidGone(pid: number): boolean {
   }
 }
 
-async function allGone(pids: number[], ms = 15000): Promise<number[]> {
-  const end = Date.now() + ms
-  while (Date.now() < end && !pids.every(pidGone)) await new Promise(r => setTimeout(r, 100))
-  return pids.filter(p => !pidGone(p))
-}
-
 // ---------------------------------------------------------------------------
 // Who may start a run
 // ---------------------------------------------------------------------------
@@ -292,7 +290,24 @@ describe('refused senders: no model request, no comment, no reaction, skipped', 
 
 /** Prints NAME=value lines of the secret-looking variables of the action process, through `enc`. */
 const fromParent = (enc: string) =>
-  `tr '\\0' '\\n' < /proc/$PPID/environ | grep -a -E '^(MY_DEPLOY_PASSWORD|GITHUB_TOKEN|ANTHROPIC_API_KEY|ACTIONS_RUNTIME_TOKEN|INPUT_[A-Z-]*KEY)=' | cut -d= -f2- | while IFS= read -r v; do ${enc}; done`
+  `cat "$RUNNER_TEMP/env-dump" 2>/dev/null | grep -a -E '^(MY_DEPLOY_PASSWORD|GITHUB_TOKEN|ANTHROPIC_API_KEY|ACTIONS_RUNTIME_TOKEN|INPUT_[A-Z-]*KEY)=' | cut -d= -f2- | while IFS= read -r v; do ${enc}; done`
+
+/** A sleep duration unique to this test file's leftovers. */
+const LEFTOVER = `300.${Date.now() % 1_000_000}${process.pid}`
+
+/** Host processes (seen from outside every namespace) running `sleep LEFTOVER`. */
+function leftoverProcesses(): number[] {
+  const found: number[] = []
+  for (const n of readdirSync('/proc')) {
+    if (!/^\d+$/.test(n)) continue
+    try {
+      if (readFileSync(`/proc/${n}/cmdline`, 'latin1').split('\0').includes(LEFTOVER) && !pidGone(Number(n))) found.push(Number(n))
+    } catch {
+      // gone
+    }
+  }
+  return found
+}
 
 const PROBES: Record<string, string> = {
   whoami: 'id -un; id; ulimit -u',
@@ -300,23 +315,25 @@ const PROBES: Record<string, string> = {
   printenv: 'printenv',
   self_environ: "cat /proc/self/environ | tr '\\0' '\\n'",
   ppid_environ: "cat /proc/$PPID/environ | tr '\\0' '\\n'",
+  runner_files: 'cat "$RUNNER_TEMP/env-dump"',
   all_environ: "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null; done | grep -a -E 'PASSWORD|TOKEN|KEY' | sort -u | head -300; echo scanned",
   ps_eww: 'ps eww -A',
   memory: 'head -c 4096 /proc/$PPID/mem 2>&1 | head -c 200; grep -a -c sk-ant /proc/$PPID/maps 2>&1',
   git_config: 'cat .git/config; git config --list --show-origin',
   git_credentials_file: 'ls -la "$RUNNER_TEMP" 2>&1; cat "$RUNNER_TEMP"/git-credentials-*.config 2>&1; cat "$RUNNER_TEMP"/*.sh 2>&1',
   base64: fromParent('printf %s "$v" | base64 -w0; echo; printf "%s\\n" "$v" | base64; printf "X%s" "$v" | base64 -w0; echo; printf "XY%s" "$v" | basenc --base64url -w0; echo'),
-  base64_environ: 'base64 < /proc/$PPID/environ',
+  base64_environ: 'base64 < "$RUNNER_TEMP/env-dump"',
   url_encoded: fromParent(`node -e 'const v=process.argv[1];console.log(encodeURIComponent(v));console.log(new URLSearchParams({v}).toString());console.log(escape(v))' "$v"`),
   x_access_token: fromParent('printf "x-access-token:%s" "$v" | base64 -w0; echo'),
   token_shapes: `echo "gh""p_${alnum(36)}"; echo "github_""pat_${alnum(22)}_${alnum(59)}"; echo "sk-""ant-api03-${alnum(40)}"; echo "gh""s_${alnum(36)}"`,
   workspace_write: 'echo written > agent-wrote.txt && stat -c "%U %a" . agent-wrote.txt',
+  // every leftover sleeps for a duration no other process on this machine has: found by it from outside any namespace
   leftovers:
-    'rm -f pids.txt; sleep 300 & echo $! >> pids.txt; ' +
-    "setsid sh -c 'echo $$ >> pids.txt; exec sleep 300' & " +
-    "env -i setsid sh -c 'echo $$ >> pids.txt; exec sleep 300' > /dev/null 2>&1 & " +
-    "(nohup sh -c 'echo $$ >> pids.txt; exec sleep 300' > /dev/null 2>&1 &) ; " +
-    "for i in $(seq 200); do sh -c 'echo $$ >> pids.txt; exec sleep 300' & done; " +
+    `rm -f pids.txt; sleep ${LEFTOVER} & echo $! >> pids.txt; ` +
+    `setsid sh -c 'echo $$ >> pids.txt; exec sleep ${LEFTOVER}' & ` +
+    `env -i setsid sh -c 'echo $$ >> pids.txt; exec sleep ${LEFTOVER}' > /dev/null 2>&1 & ` +
+    `(nohup sh -c 'echo $$ >> pids.txt; exec sleep ${LEFTOVER}' > /dev/null 2>&1 &) ; ` +
+    `for i in $(seq 200); do sh -c 'echo $$ >> pids.txt; exec sleep ${LEFTOVER}' & done; ` +
     'for t in $(seq 100); do [ "$(wc -l < pids.txt)" -ge 204 ] && break; sleep 0.1; done; wc -l < pids.txt',
   quick_return: 'sleep 60 & echo started'
 }
@@ -363,16 +380,22 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
       expect(out).not.toContain('***')
       expect(leaksIn(out)).toEqual([])
     }
-    if (inUser) expect(r('env')).toMatch(/^HOME=\/home\/bash-agent$/m)
+    // the sandbox user's HOME is the run's own, beside its copy
+    if (inUser) expect(r('env')).toMatch(/^HOME=\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/home$/m)
   })
 
-  test('cat /proc/$PPID/environ: denied in user mode, redacted in none', () => {
+  test('cat /proc/$PPID/environ: not the action\'s (its own PID namespace), denied in user mode, redacted in none', () => {
     const out = r('ppid_environ')
     expect(leaksIn(out)).toEqual([])
-    if (inUser) {
-      expect(out).toMatch(/Permission denied/)
-      expect(out).not.toContain('MY_DEPLOY_PASSWORD')
-    } else {
+    // the parent is the run's command server; the action is outside the namespace
+    expect(out).not.toContain('MY_DEPLOY_PASSWORD')
+    if (inUser) expect(out).toMatch(/Permission denied/)
+  })
+
+  test('secrets the runner user can read (a step script in RUNNER_TEMP) are redacted in none mode', () => {
+    const out = r('runner_files')
+    expect(leaksIn(out)).toEqual([])
+    if (!inUser) {
       expect(out).toMatch(/^MY_DEPLOY_PASSWORD=\*\*\*$/m)
       expect(out).toMatch(/^INPUT_ANTHROPIC-API-KEY=\*\*\*$/m)
       expect(out).toMatch(/^GITHUB_TOKEN=\*\*\*$/m)
@@ -390,8 +413,9 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     const out = r('ps_eww')
     expect(out).toMatch(/PID/)
     expect(leaksIn(out)).toEqual([])
-    if (inUser) expect(out).not.toContain('MY_DEPLOY_PASSWORD=')
-    else expect(out).toContain('MY_DEPLOY_PASSWORD=***')
+    // the action is not in the run's namespace at all
+    expect(out).not.toContain('MY_DEPLOY_PASSWORD=')
+    expect(out).not.toMatch(/dist\/index\.js/)
   })
 
   test('the action\'s memory is out of reach in user mode', () => {
@@ -413,7 +437,8 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     const out = r('git_credentials_file')
     expect(out).not.toMatch(/AUTHORIZATION/i)
     expect(leaksIn(out)).toEqual([])
-    if (inUser) expect(out).toMatch(/Permission denied/)
+    // closed to the sandbox user, or (under /tmp, as here) not even there: /tmp is the run's own
+    if (inUser) expect(out).toMatch(/Permission denied|No such file/)
   })
 
   test('base64 of the secrets (alone, wrapped, shifted, base64url) is redacted', () => {
@@ -461,7 +486,10 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     expect(r('leftovers').trim()).toBe('204')
     const pids = readFileSync(path.join(a.co.workspace, 'pids.txt'), 'utf8').split('\n').filter(Boolean).map(Number)
     expect(pids).toHaveLength(204)
-    expect(await allGone(pids)).toEqual([])
+    // the pids are the namespace's; the processes are found from outside by what they run
+    const end = Date.now() + 15000
+    while (Date.now() < end && leftoverProcesses().length > 0) await new Promise(r => setTimeout(r, 100))
+    expect(leftoverProcesses()).toEqual([])
   })
 })
 

@@ -20,6 +20,11 @@
 //   spawn           runBash('true') from src/tools/bash.ts, median (no target: context for the above)
 //   peak memory     VmHWM of the action's node process (read from /proc/<pid>/status every 5 ms)
 //                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`)
+//   sandbox         (issue 8; needs root or passwordless sudo on Linux) the agent's copy set up for a
+//                   generated 1 GiB workspace of 100,000 files (prepareSandbox from src/sandbox, then
+//                   released; skipped without 3 GiB free), and the per-command overhead in
+//                   `sandbox: user` and `none`: median time from the model's answer to the next request
+//                   over 60 turns of `true` (the command server's pipe, no program spawned but bash)
 //   cache ratio     billed input tokens (billedInputTokens in src/agent/cost.ts: cache writes 1.25x,
 //                   reads 0.1x) of a 30-turn run with the action's cache breakpoints, over the same
 //                   run with every cache_control stripped on the way to the fake (by a proxy here)
@@ -27,12 +32,12 @@
 // The helpers are TypeScript: bench/ts-hooks.mjs lets Node 20 import them (and src/agent/cost.ts,
 // src/tools/bash.ts) by transpiling on load with the project's own TypeScript. No new dependencies.
 import { register } from 'node:module'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import http from 'node:http'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 /* global fetch */
 
 register('./ts-hooks.mjs', import.meta.url)
@@ -43,6 +48,8 @@ const { runAction, cleanupRuns, REPO_ROOT } = await import('../__tests__/helpers
 const { issueCommentEvent } = await import('../__tests__/helpers/events.ts')
 const { billedInputTokens } = await import('../src/agent/cost.ts')
 const { runBash } = await import('../src/tools/bash.ts')
+const { prepareSandbox } = await import('../src/sandbox/index.ts')
+const { Redactor } = await import('../src/report/redact.ts')
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -179,6 +186,59 @@ async function spawnOverhead() {
   report('runBash(`true`) spawn overhead', fmt(median(times), 2), 'ms', '-', undefined, `median of ${N}; min ${fmt(Math.min(...times), 2)} ms`)
 }
 
+/** Per-command overhead through the whole action: model answer -> next request, for `true`. */
+async function commandGap(sandbox) {
+  const TURNS = 60
+  const script = [...Array.from({ length: TURNS }, () => bash('true')), text('done')]
+  const { anthropic, run } = await actionRun(script, { inputs: { 'max-turns': String(TURNS + 5), sandbox } })
+  const reqs = anthropic.requests
+  const gaps = reqs.slice(2).map((r, i) => r.at - reqs[i + 1].at) // after the first command (set-up is beside the first request)
+  return { median: median(gaps), note: /sandbox: (\S+)/.exec(run.summary)?.[1] ?? '?' }
+}
+
+async function sandboxFigures() {
+  const privileged = process.platform === 'linux' && (process.getuid?.() === 0 || spawnSync('sudo', ['-n', 'true']).status === 0)
+  if (!privileged) {
+    report('sandbox', 'skipped', '', '-', undefined, 'needs root or passwordless sudo on Linux')
+    return
+  }
+  for (const mode of ['user', 'none']) {
+    const g = await commandGap(mode)
+    report(`per-command overhead (sandbox: ${mode})`, fmt(g.median, 1), 'ms', '<= 10 ms median', g.median <= 10, `model answer -> next request for \`true\`, median of 59; ran as ${g.note}`)
+  }
+  const FILES = 100_000
+  const BYTES = 10_737 // 100,000 x ~10.7 KB = 1 GiB
+  const free = statfsSync(scratch)
+  if (free.bavail * free.bsize < 3 * 1024 ** 3) {
+    report('copy set-up, 1 GiB / 100,000 files', 'skipped', '', '-', undefined, 'less than 3 GiB free here')
+    return
+  }
+  const ws = mkdtempSync(join(scratch, 'big-'))
+  try {
+    const g = (...a) => spawnSync('git', a, { cwd: ws, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } })
+    g('init', '-q', '-b', 'main')
+    writeFileSync(join(ws, '.gitignore'), 'node_modules/\n')
+    writeFileSync(join(ws, 'README.md'), '# big\n')
+    g('add', '-A')
+    g('commit', '-qm', 'base')
+    // what an earlier step leaves: dependencies, ignored by git
+    const chunk = Buffer.alloc(BYTES, 'x')
+    for (let d = 0; d < FILES / 1000; d++) {
+      const dir = join(ws, 'node_modules', `pkg${d}`)
+      mkdirSync(dir, { recursive: true })
+      for (let f = 0; f < 1000; f++) writeFileSync(join(dir, `f${f}.js`), chunk)
+    }
+    const t = performance.now()
+    const s = await prepareSandbox({ mode: 'user', workspace: ws, env: process.env, redactor: new Redactor([]), log: () => undefined })
+    const ms = performance.now() - t
+    const ok = s.mode === 'user'
+    const problems = await s.release()
+    report('copy set-up, 1 GiB / 100,000 files', ok ? fmt(ms / 1000, 1) : s.note, ok ? 's' : '', '< 30 s', ok && ms < 30_000, `cp -a --reflink=auto + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`)
+  } finally {
+    rmSync(ws, { recursive: true, force: true })
+  }
+}
+
 /** Peak RSS (VmHWM) of the action's process during a run whose one command is `command`. */
 async function peakMemory(command) {
   let pid
@@ -307,6 +367,7 @@ try {
   if (want('spawn')) await spawnOverhead()
   if (want('memory')) await memory()
   if (want('cache')) await cacheRatio()
+  if (want('sandbox')) await sandboxFigures()
 } finally {
   cleanupRuns()
   rmSync(scratch, { recursive: true, force: true })

@@ -2,7 +2,6 @@
 // ending once the run has started is reported (the model ending its turn, a
 // limit, an API failure, a crash, cancellation); what this step cannot finish
 // (it was killed), the post step finishes from the saved state (post.ts).
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { decide } from './trigger'
 import { createLog } from './report/log'
@@ -48,9 +47,7 @@ export async function main(): Promise<void> {
   control.begin(startedAt, settings.timeoutMinutes)
   const runId = process.env.GITHUB_RUN_ID ?? 'local'
   const transcript = join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-${runId}-${startedAt}.json`)
-  const marker = randomUUID()
   state.setTranscriptPath(transcript)
-  state.setMarker(marker)
   if (task.thread) state.setThread(task.thread)
   const rec = new Recorder({ path: transcript, model: settings.model, startedAt, sandbox: settings.sandbox }, out)
   const { maxTurns, timeoutMinutes, maxCostUsd } = settings
@@ -77,7 +74,7 @@ export async function main(): Promise<void> {
   const repository = process.env.GITHUB_REPOSITORY
   const onFirstRequest = () => void github.start(progress)
   const base = readStart(workspace)
-  const agent = startAgent({ settings, task, workspace, repository, marker, control, rec, out, onFirstRequest, thread })
+  const agent = startAgent({ settings, task, workspace, repository, control, rec, out, onFirstRequest, thread })
   let result = await agent.result
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()

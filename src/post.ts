@@ -1,7 +1,8 @@
 // The post step: a safety net that finishes the report when the main step
 // could not (killed after a cancel, crashed, or GitHub refused the final
 // comment). It works from what the main step saved: the comment, the thread,
-// the transcript it kept writing as it went, and the marker of its commands.
+// the transcript it kept writing as it went, and the sandbox's state (what
+// must be undone: the run folder, the namespace), saved before each change.
 import * as core from '@actions/core'
 import { readSettings } from './settings'
 import { createLog, type Log } from './report/log'
@@ -9,8 +10,7 @@ import { createOctokit, ReportComment } from './report/github'
 import { readTranscript, type Transcript } from './transcript'
 import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
-import { killLeftovers } from './tools/bash'
-import { recoverSandbox } from './tools/sandbox'
+import { recoverSandbox } from './sandbox'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
 import { repoOf } from './util'
 import * as state from './run/state'
@@ -29,14 +29,9 @@ function postSettings(out: Log): { token: string; model: string; writeSpacingMs?
   }
 }
 
-/** What the sandbox left behind when the main step could not put it back: processes first, then the rest. */
-async function putBack(marker: string, out: Log): Promise<void> {
-  if (!marker) return
-  // A command the killed step left running must not go on changing the workspace.
-  const killed = await killLeftovers(marker, { kind: 'self' })
-  if (killed) out.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
-  // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-  if (await recoverSandbox(marker, out.log)) out.log('Put back what the sandbox had changed.')
+/** What the sandbox left behind when the main step could not put it back (a run folder, a namespace). */
+async function putBack(saved: string, out: Log): Promise<void> {
+  if (saved && (await recoverSandbox(saved, out.log))) out.log('Put back what the sandbox had changed.')
 }
 
 /** The report of a run the main step did not finish, from what it saved. */
@@ -65,7 +60,7 @@ export async function post(): Promise<void> {
   const out = createLog()
   const settings = postSettings(out)
   // Recovery never depends on the main step having finished its own.
-  await putBack(state.getMarker(), out)
+  await putBack(state.getSandbox(), out)
   if (state.isDone()) return
   const saved = state.getComment()
   const thread = state.getThread()

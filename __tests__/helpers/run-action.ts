@@ -80,6 +80,8 @@ export interface RunOptions {
   allowUndeclaredInputs?: boolean
   /** what ${{ github.token }} evaluates to (default DEFAULT_JOB_TOKEN) */
   githubToken?: string
+  /** run the action as this user (the test runs as root), as GitHub's runner user with passwordless sudo; the run's files become theirs */
+  asUser?: { uid: number; gid: number }
 }
 
 const created: string[] = []
@@ -469,8 +471,9 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     else env[k] = v
   }
 
+  if (opts.asUser) await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
   const started = Date.now()
-  const child = spawn(process.execPath, [entry], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const child = spawn(process.execPath, [entry], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(opts.asUser ?? {}) })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8')

@@ -5,9 +5,10 @@ import { runLoop } from '../agent/loop'
 import { createModelCall } from '../agent/model'
 import { systemPrompt } from '../agent/prompt'
 import { contextWindowOf } from '../agent/cost'
-import { runBash } from '../tools/bash'
 import { commandRunner } from '../tools/runner'
-import { prepareSandbox, type Sandbox } from '../tools/sandbox'
+import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
+import { handBack as bringBack } from '../sandbox/handback'
+import * as state from './state'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
@@ -35,7 +36,6 @@ export interface AgentContext {
   task: Task
   workspace: string
   repository: string | undefined
-  marker: string
   control: RunControl
   rec: Recorder
   out: Log
@@ -47,7 +47,17 @@ export interface AgentContext {
 export function startAgent(ctx: AgentContext): AgentRun {
   const { settings, control, rec, out, workspace } = ctx
   // Set up beside the first model request; the first command waits for it.
-  const ready = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor: out.redactor, marker: ctx.marker, log: out.log })
+  // The copy's path is known at once (the prompt names it); set-up goes on beside the first model request.
+  const plan = planWorkdir(settings.sandbox, workspace)
+  const ready = prepareSandbox({
+    mode: settings.sandbox,
+    workspace,
+    env: process.env,
+    redactor: out.redactor,
+    log: out.log,
+    runDir: plan.runDir,
+    saveState: state.setSandbox
+  })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
 
@@ -60,7 +70,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
       rec.note = started.note
       rec.system = systemPrompt(
         {
-          workspace,
+          workspace: plan.workdir,
           repository: ctx.repository,
           commandTimeoutSec: settings.commandTimeoutMs / 1000,
           maxOutputChars: settings.maxOutputChars,
@@ -105,7 +115,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
                 }
                 rec.info.sandbox = sandbox.note
               }
-              return runBash(command, { ...o, cwd: workspace, env: sandbox.env, identity: sandbox.identity })
+              return sandbox.run(command, o)
             },
             settings,
             { redact: out.redact, margin: Math.max(512, out.redactor.maxFormLength) }
@@ -119,23 +129,41 @@ export function startAgent(ctx: AgentContext): AgentRun {
     }
   })()
 
+  /**
+   * Every process of the run stopped (verified, or said), the agent's file
+   * changes brought to the workspace as plain file changes (`.git` untouched),
+   * then the copy removed and the rest put back; within the clean-up budget.
+   */
   async function release(): Promise<void> {
     const budget = control.cleanupBudgetMs()
     try {
       sandbox ??= await within(ready, budget, undefined)
-      if (!sandbox) return
-      rec.info.sandbox = sandbox.note
-      const released = await within(
-        sandbox.release().then(() => true),
+      const sb = sandbox
+      if (!sb) return
+      rec.info.sandbox = sb.note
+      const done = await within(
+        (async () => {
+          const stop = await sb.stopProcesses()
+          if (!stop.ok) {
+            out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
+            rec.info.sandbox = `${sb.note}; WARNING: ${stop.detail ?? 'processes not verified gone'}`
+          }
+          const back = await bringBack(sb, workspace, process.env.PATH)
+          if (back.files) out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
+          for (const p of back.problems) out.warn(`Sandbox: ${p}`)
+          for (const p of await sb.release()) out.warn(`Sandbox: ${p}`)
+          return true
+        })(),
         budget,
         false
       )
-      if (!released) out.warn(`Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report.`)
+      if (!done) out.warn(`Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report (the post step finishes it).`)
     } catch (error) {
       out.warn(`Sandbox: ${messageOf(error)}`)
     }
   }
 
+  // The changes are checked, shown and committed from the workspace, where release() brought them.
   async function handBack<T>(fn: (where: { workdir: string; exec: Exec }) => Promise<T>): Promise<T> {
     await release()
     return fn({ workdir: workspace, exec: localExec })

@@ -22,10 +22,6 @@ export const setIsPost = (): void => core.saveState('isPost', 'true')
 export const setTranscriptPath = (path: string): void => core.saveState('transcript', path)
 export const getTranscriptPath = (): string => core.getState('transcript')
 
-/** The run's unique marker (finds what the run left behind). */
-export const setMarker = (marker: string): void => core.saveState('marker', marker)
-export const getMarker = (): string => core.getState('marker')
-
 /** The issue or review thread the report goes to. */
 export const setThread = (thread: Thread): void => core.saveState('thread', JSON.stringify(thread))
 export const getThread = (): Thread | undefined => parse<Thread>(core.getState('thread'))
@@ -41,3 +37,7 @@ export const isDone = (): boolean => core.getState('done') === 'true'
 /** The main step crashed with this (redacted) message. */
 export const setCrash = (message: string): void => core.saveState('error', message)
 export const getCrash = (): string => core.getState('error')
+
+/** The sandbox's own record (run folder, namespace), saved before each change it guards. */
+export const setSandbox = (value: string): void => core.saveState('sandbox', value)
+export const getSandbox = (): string => core.getState('sandbox')

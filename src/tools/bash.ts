@@ -1,57 +1,27 @@
 // The agent's one tool: run one shell command and record what came of it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, openSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
+import type { Readable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { CommandRecord } from '../types'
 import { OutputCapture, captureBytes, finishOutput } from './output'
-import { clampDelay, currentUid, messageOf } from '../util'
+import { clampDelay, messageOf } from '../util'
 
 /**
- * A run tag: an open, read-only file descriptor of the action process that
- * every command inherits at fd TAG_FD. Unlike the BASH_AGENT_RUN variable it
- * survives `env -i` and `setsid`, and a sandboxed command cannot forge it (the
- * file sits in a folder only the action's user can open), so leftovers of a
- * run are found by it and processes of other live runs are spared.
+ * A command started elsewhere (the sandbox's command server): what runBash
+ * needs of it. `kill` kills its whole process tree; `forget` tells the
+ * starter that nothing more of it is wanted.
  */
-export interface RunTag {
-  /** descriptor open in this process */
-  fd: number
-  /** the file's path, `<dir>/run-<pid>-<marker>` (what /proc/PID/fd/N links to) */
-  path: string
+export interface Launched {
+  pid?: number
+  stdout: Readable | null
+  on(event: 'exit', listener: (code: number | null) => void): unknown
+  on(event: 'error', listener: (e: Error) => void): unknown
+  kill(): void
+  forget?(): void
 }
-
-export type Identity =
-  | { kind: 'self'; tag?: RunTag } // run as the current user
-  | {
-      kind: 'uid'
-      user: string
-      uid: number
-      gid: number
-      home: string
-      tag?: RunTag
-      /** RLIMIT_NPROC of the user's commands (fork bombs); none when unset */
-      maxProcesses?: number
-    } // we are root: spawn with Node's uid/gid options
-  | {
-      kind: 'sudo'
-      user: string
-      home: string
-      /** the sudo binary, default `sudo` from PATH */
-      sudo?: string
-      /**
-       * the bash that calls sudo (it runs as us, not as the sandbox user, so it
-       * must not come from a PATH folder the sandbox user can write); default
-       * bash from PATH
-       */
-      shell?: string
-      maxProcesses?: number
-    } // we have passwordless sudo: wrap in `sudo -n -u USER -- env -i K=V... <argv>`
-
-/** The descriptor number a run tag has in every command. */
-export const TAG_FD = 19
 
 export interface BashOptions {
   cwd: string
@@ -65,8 +35,8 @@ export interface BashOptions {
   redact: (text: string) => string
   /** chars of extra context kept around each cut for redaction, default 512 */
   redactMargin?: number
-  /** default { kind: 'self' } */
-  identity?: Identity
+  /** start the command somewhere else (the sandbox); default: bash spawned here, in its own process group */
+  launch?: (command: string, o: { cwd: string; env: Record<string, string> }) => Launched
   /** aborting kills the whole process group at once; the record gets aborted: true */
   signal?: AbortSignal
 }
@@ -82,10 +52,6 @@ const KILL_GRACE_MS = 5000
 // replace itself with a fresh bash running the command, so the command keeps
 // its own semantics ($?, exit, syntax errors reported by bash).
 const SELF_SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
-const SUDO_SCRIPT = 'exec 2>&1; exec "$@"'
-/** The same, first capping the user's processes (a sandbox user cannot raise the cap again). */
-const limitScript = (maxProcesses: number): string =>
-  `exec 2>&1; ulimit -u ${Math.max(64, Math.floor(maxProcesses))} 2>/dev/null; exec "$BASH" -c "$1" bash`
 
 function findBash(envPath: string | undefined): string {
   const dirs = (envPath ?? '').split(path.delimiter).filter((d) => d !== '')
@@ -196,20 +162,8 @@ function descendantGroups(pid: number): number[] {
 }
 
 /** SIGKILL the process group of `pid` (and the groups of its descendants). Never throws. */
-function killGroup(pid: number, identity: Identity): void {
-  const groups = [...new Set([pid, ...descendantGroups(pid)])]
-  if (identity.kind === 'sudo') {
-    // the runner cannot signal the sandbox user's processes: kill as that user
-    try {
-      const k = spawn(identity.sudo ?? 'sudo', ['-n', '-u', identity.user, 'kill', '-KILL', '--', ...groups.map((g) => `-${g}`)], {
-        stdio: 'ignore'
-      })
-      k.on('error', () => undefined)
-    } catch {
-      // best effort
-    }
-  }
-  for (const g of groups) {
+function killGroup(pid: number): void {
+  for (const g of new Set([pid, ...descendantGroups(pid)])) {
     try {
       process.kill(-g, 'SIGKILL')
     } catch {
@@ -242,60 +196,44 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     const why = 'the run was cancelled before this command started'
     return { ...rec, aborted: true, error: why, output: `Error: ${why}` }
   }
-  try {
-    if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
-  } catch (e) {
-    const why =
-      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
-    return { ...rec, error: why, output: `Error: ${why}` }
+  if (!opts.launch) {
+    try {
+      if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
+    } catch (e) {
+      const why =
+        (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
+      return { ...rec, error: why, output: `Error: ${why}` }
+    }
   }
 
-  const identity: Identity = opts.identity ?? { kind: 'self' }
   const margin = opts.redactMargin ?? 512
-  const bash = identity.kind === 'sudo' && identity.shell ? identity.shell : findBash(opts.env.PATH)
-  let args: string[]
-  let env: Record<string, string> = opts.env
-  let ids: { uid?: number; gid?: number } = {}
-  let tag: RunTag | undefined
-  if (identity.kind === 'self') {
-    args = ['-c', SELF_SCRIPT, 'bash', command]
-    tag = identity.tag
-  } else if (identity.kind === 'uid') {
-    env = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
-    ids = { uid: identity.uid, gid: identity.gid }
-    const script = identity.maxProcesses ? limitScript(identity.maxProcesses) : SELF_SCRIPT
-    args = ['-c', script, 'bash', command]
-    tag = identity.tag
-  } else {
-    // sudo closes inherited descriptors, so no run tag: the sandbox user's processes are found by owner
-    const inner = { ...opts.env, HOME: identity.home, USER: identity.user, LOGNAME: identity.user }
-    const pairs = Object.entries(inner)
-      .filter(([k]) => k !== '' && !k.includes('=') && !k.startsWith('-'))
-      .map(([k, v]) => `${k}=${v}`)
-    const invocation = identity.maxProcesses
-      ? ['bash', '-c', limitScript(identity.maxProcesses), 'bash', command]
-      : ['bash', '-c', command]
-    args = ['-c', SUDO_SCRIPT, 'bash', identity.sudo ?? 'sudo', '-n', '-u', identity.user, '--', 'env', '-i', ...pairs, ...invocation]
-  }
-  const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'pipe', 'ignore']
-  if (tag !== undefined) {
-    while (stdio.length < TAG_FD) stdio.push('ignore')
-    stdio.push(tag.fd)
-  }
-
   const bytes = captureBytes(opts.maxOutputChars, margin)
   const capture = new OutputCapture(bytes, bytes)
   const started = Date.now()
 
-  let child: ChildProcess
+  let child: Launched
   try {
-    child = spawn(bash, args, {
-      cwd: opts.cwd,
-      env,
-      stdio,
-      detached: true,
-      ...ids
-    })
+    if (opts.launch) {
+      child = opts.launch(command, { cwd: opts.cwd, env: opts.env })
+    } else {
+      const c: ChildProcess = spawn(findBash(opts.env.PATH), ['-c', SELF_SCRIPT, 'bash', command], {
+        cwd: opts.cwd,
+        env: opts.env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true
+      })
+      child = {
+        get pid() {
+          return c.pid
+        },
+        stdout: c.stdout,
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        on: (event: string, listener: (...a: any[]) => void) => c.on(event, listener),
+        kill: () => {
+          if (c.pid !== undefined) killGroup(c.pid)
+        }
+      }
+    }
   } catch (e) {
     const why = messageOf(e)
     return { ...rec, error: why, output: `Error: ${why}` }
@@ -322,6 +260,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
       clearTimeout(drainCap)
       clearTimeout(graceTimer)
       opts.signal?.removeEventListener('abort', onAbort)
+      child.forget?.()
       if (stdout) {
         stdout.removeAllListeners('data')
         stdout.on('error', () => undefined)
@@ -353,7 +292,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     }
 
     const kill = (): void => {
-      if (child.pid !== undefined && !exited) killGroup(child.pid, identity)
+      if (!exited) child.kill()
       if (graceTimer === undefined) graceTimer = setTimeout(finish, KILL_GRACE_MS)
     }
 
@@ -434,203 +373,4 @@ export function toolResult(rec: CommandRecord, timeoutMs: number): { content: st
     lines.push('[the command was killed by a signal]')
   }
   return { content: lines.join('\n'), isError }
-}
-
-/** Run a helper command, never throwing; resolves with its exit code (null on failure) and stdout. */
-function run(file: string, args: string[], timeoutMs = 10000): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve) => {
-    let out = ''
-    let settled = false
-    const settle = (code: number | null): void => {
-      if (settled) return
-      settled = true
-      clearTimeout(t)
-      resolve({ code, stdout: out })
-    }
-    let child: ChildProcess
-    try {
-      child = spawn(file, args, { stdio: ['ignore', 'pipe', 'ignore'] })
-    } catch {
-      resolve({ code: null, stdout: '' })
-      return
-    }
-    const t = setTimeout(() => {
-      try {
-        child.kill('SIGKILL')
-      } catch {
-        // gone
-      }
-      settle(null)
-    }, timeoutMs)
-    child.stdout?.on('data', (d: Buffer) => {
-      if (out.length < 1_000_000) out += d.toString('utf8')
-    })
-    child.on('error', () => settle(null))
-    child.on('close', (code) => settle(code))
-  })
-}
-
-function tryKill(pid: number): boolean {
-  try {
-    process.kill(pid, 'SIGKILL')
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Real and effective uid of a live (not zombie) process; undefined when gone or unreadable. */
-function procIds(pid: number): { uid: number; euid: number } | undefined {
-  try {
-    const status = readProc(`/proc/${pid}/status`, 'latin1')
-    if (/^State:\s+[ZX]/m.test(status)) return undefined
-    const line = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status)
-    return line ? { uid: Number(line[1]), euid: Number(line[2]) } : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** What the open descriptors of a process point to (empty when unreadable). */
-function fdLinks(pid: number): string[] {
-  const dir = `/proc/${pid}/fd`
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return []
-  }
-  const links: string[] = []
-  for (const n of names) {
-    try {
-      links.push(readlinkSync(`${dir}/${n}`))
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return links
-}
-
-function hasEnvEntry(pid: number, entry: string): boolean {
-  try {
-    // compared as bytes in the kept buffer: no string for every variable of every process
-    const n = readProc(`/proc/${pid}/environ`)
-    const want = Buffer.from(`\0${entry}\0`)
-    const env = procBuf.subarray(0, n)
-    return env.indexOf(want) !== -1 || (n >= want.length - 1 && env.compare(want, 1, want.length, 0, want.length - 1) === 0)
-  } catch {
-    return false
-  }
-}
-
-/** Whether `pid` is a live process (a zombie counts as gone). */
-function alive(pid: number): boolean {
-  return Number.isInteger(pid) && pid > 0 && procIds(pid) !== undefined
-}
-
-/**
- * Whether a descriptor link is the tag of a live run other than `own`: a file
- * `run-<pid>-<marker>` in the tag folder that still exists, made by a process
- * that is still alive.
- */
-function isForeignLiveTag(link: string, tagDir: string, own: string): boolean {
-  if (link === own || !link.startsWith(`${tagDir}/run-`) || link.endsWith(' (deleted)')) return false
-  const pid = Number(/^run-(\d+)-/.exec(link.slice(tagDir.length + 1))?.[1])
-  return alive(pid) && existsSync(link)
-}
-
-/** Count a user's processes with pgrep (best effort, 0 when unknown). */
-async function countUserProcesses(user: string): Promise<number> {
-  const r = await run('pgrep', ['-u', user])
-  return r.stdout.split('\n').filter((l) => /^\d+$/.test(l.trim())).length
-}
-
-/** Rounds of scanning and killing: a dying loop may have forked once more. */
-const KILL_ROUNDS = 20
-
-/**
- * Kill every process a run left behind (background jobs, `setsid` children,
- * children that dropped their environment with `env -i`). The caller puts
- * `BASH_AGENT_RUN=<marker>` in every command's env; the identity's run tag (an
- * inherited descriptor) marks them too.
- *
- * - `uid`: every process of the sandbox user, except those holding the tag of
- *   another live run (several runs may share the user on one machine).
- * - `self`: every process with the marker in its environment or the run tag open.
- * - `sudo`: every process of the sandbox user, killed through sudo.
- *
- * Returns how many processes were killed (best effort). Never throws.
- */
-export async function killLeftovers(marker: string, identity: Identity): Promise<number> {
-  try {
-    if (identity.kind === 'sudo') {
-      const sudo = identity.sudo ?? 'sudo'
-      // through sudo (its secure_path), never a pgrep the sandbox user could plant on our PATH
-      const listed = await run(sudo, ['-n', 'pgrep', '-u', identity.user])
-      const count = listed.stdout.split('\n').filter((l) => /^\d+$/.test(l.trim())).length
-      for (let round = 0; round < 3; round++) {
-        const r = await run(sudo, ['-n', 'pkill', '-KILL', '-u', identity.user])
-        if (r.code === 1) break // nothing left
-        if (r.code !== 0) {
-          // no root via sudo: kill, as the sandbox user, everything that user may signal
-          await run(sudo, ['-n', '-u', identity.user, 'kill', '-KILL', '-1'])
-        }
-      }
-      return count
-    }
-
-    const ownUid = currentUid()
-    // never sweep root's or our own user's processes by owner
-    const sweepUid =
-      identity.kind === 'uid' && identity.uid !== 0 && identity.uid !== ownUid ? identity.uid : undefined
-
-    if (!existsSync('/proc/self/environ')) {
-      if (identity.kind !== 'uid' || sweepUid === undefined) return 0
-      const count = await countUserProcesses(identity.user)
-      await run('pkill', ['-KILL', '-u', identity.user])
-      return count
-    }
-
-    const entry = marker !== '' ? `BASH_AGENT_RUN=${marker}` : undefined
-    const tag = identity.tag
-    const tagDir = tag ? path.dirname(tag.path) : undefined
-    if (entry === undefined && sweepUid === undefined && tag === undefined) return 0
-    const killed = new Set<number>()
-    for (let round = 0; round < KILL_ROUNDS; round++) {
-      let names: string[]
-      try {
-        names = await readdir('/proc')
-      } catch {
-        break
-      }
-      let found = 0
-      for (const name of names) {
-        if (!/^\d+$/.test(name)) continue
-        const pid = Number(name)
-        if (pid === process.pid || pid <= 1) continue
-        const ids = procIds(pid)
-        if (ids === undefined) continue
-        let target: boolean
-        if (sweepUid !== undefined && (ids.uid === sweepUid || ids.euid === sweepUid)) {
-          const links = tag ? fdLinks(pid) : []
-          target =
-            tag === undefined ||
-            links.includes(tag.path) ||
-            !links.some((l) => isForeignLiveTag(l, tagDir as string, tag.path))
-        } else {
-          target =
-            (entry !== undefined && hasEnvEntry(pid, entry)) || (tag !== undefined && fdLinks(pid).includes(tag.path))
-        }
-        if (target && tryKill(pid)) {
-          killed.add(pid)
-          found++
-        }
-      }
-      if (found === 0) break
-      await new Promise((r) => setTimeout(r, 10))
-    }
-    return killed.size
-  } catch {
-    return 0
-  }
 }

@@ -1,0 +1,206 @@
+// The action's end of the command server's pipe: JSON lines out, binary frames in.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { EventEmitter } from 'node:events'
+import { PassThrough } from 'node:stream'
+import { FRAME, type ServerConfig } from './server'
+import type { Launched } from '../tools/bash'
+
+export interface Ready {
+  type: 'ready'
+  ns: string
+  pid: number
+  workdir: string
+  home?: string
+  tmp?: string
+  startTree?: string
+  uid?: number
+  gid?: number
+  copyProblem?: string
+}
+
+export interface ExecResult {
+  code: number | null
+  stdout: Buffer
+  stderr: string
+}
+
+/** One running command, shaped like the part of a ChildProcess runBash uses. */
+class RemoteCommand extends EventEmitter implements Launched {
+  pid: number | undefined
+  readonly stdout = new PassThrough()
+  constructor(private readonly server: ServerClient, readonly id: number) {
+    super()
+  }
+  kill(): void {
+    this.server.request({ op: 'kill', id: this.id })
+  }
+  forget(): void {
+    this.server.drop(this.id)
+  }
+}
+
+export class ServerClient {
+  private nextId = 1
+  private readonly commands = new Map<number, RemoteCommand>()
+  private readonly waiting = new Map<number, (msg: Record<string, unknown>) => void>()
+  private pending: Buffer = Buffer.alloc(0)
+  private exited = false
+  readonly ready: Promise<Ready>
+  /** resolves when the server's process tree has exited */
+  readonly closed: Promise<number | null>
+
+  constructor(private readonly child: ChildProcess, config: ServerConfig) {
+    let onReady: (r: Ready) => void = () => undefined
+    let onFail: (e: Error) => void = () => undefined
+    this.ready = new Promise<Ready>((res, rej) => {
+      onReady = res
+      onFail = rej
+    })
+    let stderr = ''
+    child.stderr?.on('data', (d: Buffer) => {
+      if (stderr.length < 4000) stderr += d.toString()
+    })
+    this.waiting.set(0, msg => {
+      if (msg.type === 'ready') onReady(msg as unknown as Ready)
+      // a refusal (no safe user, a copy that failed): the caller may fall back to none
+      else onFail(Object.assign(new Error(String(msg.error ?? 'the command server did not start')), { refused: true }))
+    })
+    child.stdout?.on('data', (d: Buffer) => this.onData(d))
+    this.closed = new Promise(resolve => {
+      child.on('error', e => {
+        onFail(e)
+        resolve(null)
+      })
+      child.on('close', code => {
+        this.exited = true
+        onFail(new Error(`the command server ended (${(stderr.trim() || `exit ${code}`).split('\n')[0]})`))
+        for (const c of this.commands.values()) {
+          c.emit('exit', null)
+          c.stdout.end()
+        }
+        this.commands.clear()
+        for (const w of this.waiting.values()) w({ error: 'the command server ended' })
+        this.waiting.clear()
+        resolve(code)
+      })
+    })
+    child.stdin?.on('error', () => undefined)
+    child.stdin?.write(`${JSON.stringify(config)}\n`)
+  }
+
+  get alive(): boolean {
+    return !this.exited
+  }
+
+  request(msg: Record<string, unknown>): void {
+    if (this.exited) return
+    this.child.stdin?.write(`${JSON.stringify(msg)}\n`)
+  }
+
+  private ask(msg: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = this.nextId++
+    return new Promise(resolve => {
+      if (this.exited) return resolve({ error: 'the command server ended' })
+      this.waiting.set(id, resolve)
+      this.request({ ...msg, id })
+    })
+  }
+
+  private onData(d: Buffer): void {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, d]) : d
+    while (this.pending.length >= 9) {
+      const len = this.pending.readUInt32BE(0)
+      if (this.pending.length < 9 + len) break
+      const id = this.pending.readUInt32BE(4)
+      const type = this.pending.readUInt8(8)
+      const payload = this.pending.subarray(9, 9 + len)
+      this.pending = this.pending.subarray(9 + len)
+      const cmd = this.commands.get(id)
+      if (type === FRAME.data) {
+        cmd?.stdout.write(Buffer.from(payload))
+      } else if (type === FRAME.closed) {
+        cmd?.stdout.end()
+      } else {
+        const msg = JSON.parse(payload.toString()) as Record<string, unknown>
+        if (cmd && type === FRAME.exit) {
+          if (msg.error !== undefined && cmd.pid === undefined) cmd.emit('error', new Error(String(msg.error)))
+          else cmd.emit('exit', typeof msg.code === 'number' ? msg.code : null)
+        } else if (cmd && type === FRAME.message) {
+          cmd.pid = typeof msg.pid === 'number' ? msg.pid : cmd.pid
+        } else {
+          const w = this.waiting.get(id)
+          if (w) {
+            if (id !== 0) this.waiting.delete(id)
+            w(msg)
+          }
+        }
+      }
+    }
+  }
+
+  /** Start one command; it is ours until forgotten. */
+  start(command: string, cwd: string, env: Record<string, string>): RemoteCommand {
+    const id = this.nextId++
+    const cmd = new RemoteCommand(this, id)
+    this.commands.set(id, cmd)
+    if (this.exited) {
+      queueMicrotask(() => cmd.emit('error', new Error('the command server ended')))
+      return cmd
+    }
+    this.request({ op: 'run', id, command, cwd, env })
+    return cmd
+  }
+
+  /** Nothing more of command `id` is wanted: its frames are no longer sent. */
+  drop(id: number): void {
+    this.commands.delete(id)
+    this.request({ op: 'forget', id })
+  }
+
+  async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
+    const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') })
+    if (r.error !== undefined) return { code: null, stdout: Buffer.alloc(0), stderr: String(r.error) }
+    return { code: (r.code as number | null) ?? null, stdout: Buffer.from(String(r.stdout ?? ''), 'base64'), stderr: String(r.stderr ?? '') }
+  }
+
+  async stop(): Promise<{ ok: boolean; detail?: string }> {
+    const r = await this.ask({ op: 'stop' })
+    if (r.error !== undefined) return { ok: false, detail: String(r.error) }
+    return { ok: r.ok === true, detail: typeof r.detail === 'string' ? r.detail : undefined }
+  }
+
+  /** End the server (stdin closed): it kills what is left and exits, and the namespace with it. */
+  async end(maxMs: number): Promise<boolean> {
+    this.child.stdin?.end()
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<false>(r => (timer = setTimeout(() => r(false), maxMs)))
+    const done = await Promise.race([this.closed.then(() => true), late])
+    clearTimeout(timer)
+    return done
+  }
+}
+
+/** Start the server: `argv` is the launcher (sudo, unshare...) and the node program. */
+export function startServer(argv: string[], config: ServerConfig, source: string, key: string): ServerClient {
+  // `key` (ignored by node) marks the namespace as this run's for the recovery helper
+  const child = spawn(argv[0], [...argv.slice(1), '-e', BOOTSTRAP, key], {
+    cwd: '/',
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },
+    // its own session: a signal to the action's process group (a cancel) does not hit it first
+    detached: true
+  })
+  child.stdin?.on('error', () => undefined)
+  child.stdin?.write(`${JSON.stringify(source)}\n`)
+  return new ServerClient(child, config)
+}
+
+/**
+ * What `node -e` runs: the server's source is the first line on stdin (JSON),
+ * read byte by byte so nothing after it is consumed. Neither a file the agent
+ * could change nor a long command line (ps) nor the environment (sudo resets it).
+ */
+const BOOTSTRAP =
+  "const fs=require('fs'),b=Buffer.alloc(1),s=[];while(fs.readSync(0,b,0,1,null)===1&&b[0]!==10)s.push(b[0]);(0,eval)(JSON.parse(Buffer.from(s).toString()))"
+
+export type { RemoteCommand }

@@ -1,0 +1,410 @@
+// The sandbox of one run: who the commands run as, where, with what
+// environment, and how every process they start is found and killed.
+//
+// user mode (Linux, root or passwordless sudo): one command server per run,
+// root in its own PID and mount namespace (server.ts), creates the sandbox
+// user, builds the agent's own copy of the workspace in a run folder only root
+// can reach, hands it over, and runs every command as that user there. The
+// workspace, its .git, RUNNER_TEMP and the runner's files are never writable
+// by the agent. When the server ends, the kernel kills the whole namespace.
+//
+// none mode: the commands run as the runner user in the workspace, still in a
+// namespace when root or sudo allows it (the server drops to the runner user).
+// Without privileges, the server runs as a plain child and only the commands'
+// process trees can be killed: said in the report.
+//
+// State before change: what must be undone (the run folder, the namespace) is
+// saved through `saveState` before it is made, so the post step
+// (recoverSandbox) puts it right whatever moment the main step died at.
+import os from 'node:os'
+import path from 'node:path'
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, readdirSync, readlinkSync } from 'node:fs'
+import { runBash } from '../tools/bash'
+import type { CommandRecord } from '../types'
+import { scrubEnv, type Redactor } from '../report/redact'
+import { commandServer, recoverRun, type ServerConfig } from './server'
+import { startServer, type ServerClient } from './client'
+import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, unshareArgs, type Privilege } from './privilege'
+import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
+import { hideGitCredentials } from './credentials'
+import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
+
+export { SANDBOX_USER }
+
+export type SandboxMode = 'user' | 'none'
+
+export interface RunOptions {
+  timeoutMs: number
+  maxOutputChars: number
+  blocked: string[]
+  signal?: AbortSignal
+  redact: (s: string) => string
+  redactMargin?: number
+}
+
+export interface Sandbox {
+  /** in force (user may fall back to none) */
+  mode: SandboxMode
+  /** what the report footer says about it */
+  note: string
+  /** where commands run: the copy (user) or the workspace (none) */
+  workdir: string
+  /** commit checked out in the workspace at start */
+  baseSha: string | undefined
+  /** the copy's state at start as a git tree (user mode), to compute the agent's changes against */
+  startTree?: string
+  /** the commands' environment */
+  env: Record<string, string>
+  /** run one command; never throws, as runBash */
+  run(command: string, opts: RunOptions): Promise<CommandRecord>
+  /** one program as the sandbox user inside the containment, no shell */
+  exec(file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
+  /** kill every process of the run's commands and verify none is left */
+  stopProcesses(): Promise<{ ok: boolean; detail?: string }>
+  /** remove the copy, end the server, put back what was changed; returns problems */
+  release(): Promise<string[]>
+}
+
+export interface SandboxOptions {
+  mode: SandboxMode
+  workspace: string
+  env: NodeJS.ProcessEnv
+  redactor: Redactor
+  log: (message: string) => void
+  /** saves what the post step needs to put things right; called before each change (core.saveState) */
+  saveState?: (value: string) => void
+  /** the run folder (planWorkdir), so the prompt can name the copy before set-up ends */
+  runDir?: string
+  /** the sandbox user's name (default bash-agent) */
+  user?: string
+  /** `sudo`: through sudo even as root; `unavailable`: as where neither root nor sudo is */
+  privilege?: 'auto' | 'sudo' | 'unavailable'
+}
+
+/** What the post step needs: saved before each change it guards. */
+interface SavedState {
+  v: 1
+  priv: 'root' | 'sudo'
+  sudo?: string
+  node: string
+  rm: string
+  /** the run folder, recorded before it is made */
+  runDir?: string
+  /** the PID namespace, once known */
+  ns?: string
+  /** a random word on the namespace's init's command line: a namespace inode reused by another run is never this run's */
+  key: string
+}
+
+const SERVER_SOURCE = `(${commandServer.toString()})()`
+const RECOVER_SOURCE = `(${recoverRun.toString()})()`
+/** How long set-up may take before the sandbox counts as unavailable (a huge workspace copy). */
+const SETUP_MAX_MS = 10 * 60_000
+
+/** The run folder and the copy's path, known before set-up so the prompt can name it. */
+export function planWorkdir(mode: SandboxMode, workspace: string): { runDir?: string; workdir: string } {
+  if (mode !== 'user' || process.platform !== 'linux') return { workdir: workspace }
+  const runDir = newRunDir()
+  return { runDir, workdir: path.join(runDir, path.basename(path.resolve(workspace)) || 'repo') }
+}
+
+/**
+ * The commands' environment. One place, so the allowlist (env.ts, the envcreds
+ * work) replaces the denylist here with one call.
+ */
+function envFor(env: NodeJS.ProcessEnv, o: { redactor: Redactor; home?: string; user?: string; tmpdir?: string; workdir: string }): Record<string, string> {
+  const out = scrubEnv(env, o.redactor)
+  if (o.user) {
+    for (const name of ['TMP', 'TEMP', 'XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']) delete out[name]
+    Object.assign(out, { HOME: o.home, USER: o.user, LOGNAME: o.user, TMPDIR: o.tmpdir })
+  }
+  out.GITHUB_WORKSPACE = o.workdir
+  return out
+}
+
+function nsMembers(ns: string): number[] {
+  const out: number[] = []
+  for (const n of readdirSync('/proc')) {
+    if (!/^\d+$/.test(n)) continue
+    try {
+      if (readlinkSync(`/proc/${n}/ns/pid`) === ns) out.push(Number(n))
+    } catch {
+      // gone, or not ours to look at
+    }
+  }
+  return out
+}
+
+/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir`. Resolves with its problems. */
+function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
+  const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
+  const argv = asRootArgv(priv, [state.node, '-e', RECOVER_SOURCE, state.ns ?? '', isRunDir(state.runDir) ? state.runDir : '', state.rm, state.key])
+  return new Promise(resolve => {
+    let out = ''
+    let timer: NodeJS.Timeout | undefined
+    try {
+      // its own session: it goes on (and the post step finishes it) if we must stop waiting
+      const c = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' } })
+      timer = setTimeout(() => {
+        c.unref()
+        c.stdout?.destroy()
+        resolve({ done: false, problems: [`removing the run folder takes longer than ${Math.round(maxMs / 1000)} s; it goes on, and the post step finishes it`] })
+      }, maxMs)
+      c.stdout?.on('data', (d: Buffer) => (out += d.toString()))
+      c.on('error', e => resolve({ done: false, problems: [`recovery helper: ${e.message}`] }))
+      c.on('close', code => {
+        clearTimeout(timer)
+        try {
+          const r = JSON.parse(out) as { killed: boolean; problems: string[] }
+          resolve({ done: code === 0 && r.problems.length === 0, problems: r.problems })
+        } catch {
+          resolve({ done: false, problems: [`recovery helper failed (exit ${code})`] })
+        }
+      })
+    } catch (e) {
+      clearTimeout(timer)
+      resolve({ done: false, problems: [`recovery helper: ${(e as Error).message}`] })
+    }
+  })
+}
+
+/**
+ * For the post step: finish what the main step's release() did not (it was
+ * killed, or ran out of time): kill what is left of the run's namespace and
+ * remove its folder. `saved` is the state the main step saved; empty when
+ * release() finished. Never throws; true when there was something to do.
+ */
+export async function recoverSandbox(saved: string, log: (message: string) => void, maxMs = 10 * 60_000): Promise<boolean> {
+  let state: SavedState
+  try {
+    state = JSON.parse(saved) as SavedState
+  } catch {
+    return false
+  }
+  if (state?.v !== 1 || !path.isAbsolute(state.node ?? '') || !path.isAbsolute(state.rm ?? '')) return false
+  if (state.ns !== undefined && !/^pid:\[\d+\]$/.test(state.ns)) return false
+  if (!/^[0-9a-f]{32}$/.test(state.key ?? '')) return false
+  const r = await recoverAsRoot(state, maxMs)
+  log(`Sandbox: the main step ended before putting everything back; ${r.done ? 'done now' : `problems: ${r.problems.join('; ')}`}.`)
+  return true
+}
+
+export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const log = opts.log
+  const save = opts.saveState ?? (() => undefined)
+  const avoid = realpathOr(opts.workspace)
+  const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
+  const bins: Record<string, string> = {}
+  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare']) {
+    const p = find(name)
+    if (p) bins[name] = p
+  }
+  const node = process.execPath
+  const priv = await findPrivilege(opts.env.PATH, opts.workspace, opts.privilege)
+  if (priv.kind === 'sudo') bins.sudo = priv.sudo
+  else {
+    const sudo = find('sudo')
+    if (sudo) bins.sudo = sudo
+  }
+  const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
+
+  const key = randomBytes(16).toString('hex')
+  const launch = (config: ServerConfig): ServerClient => {
+    const argv = namespaced
+      ? asRootArgv(priv, [...unshareArgs(bins.unshare), bins.bash, '-c', '"$@"; exit $?', 'bash', node])
+      : priv.kind === 'none'
+        ? [node]
+        : asRootArgv(priv, [node])
+    return startServer(argv, config, SERVER_SOURCE, key)
+  }
+  const baseState = (): SavedState | undefined =>
+    priv.kind === 'none' ? undefined : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
+
+  let userWhy = ''
+  if (opts.mode === 'user') {
+    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'rm'].filter(n => !bins[n])
+    if (priv.kind === 'none') userWhy = priv.why
+    else if (!namespaced) userWhy = 'PID namespaces (unshare) are not available'
+    else if (missing.length) userWhy = `${missing.join(', ')} not found`
+    if (!userWhy) {
+      const git = readWorkspaceGit(opts.workspace)
+      const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
+      const state = { ...(baseState() as SavedState), runDir }
+      save(JSON.stringify(state)) // before the folder exists
+      const server = launch({
+        mode: 'user',
+        user: opts.user ?? SANDBOX_USER,
+        powerfulGroups: POWERFUL_GROUPS,
+        maxProcesses: MAX_PROCESSES,
+        workspace: opts.workspace,
+        runDir,
+        objects: git?.objects,
+        baseSha: git?.baseSha,
+        remotes: git?.remotes,
+        namespaced: true,
+        bins
+      })
+      try {
+        const ready = await withTimeout(server.ready, SETUP_MAX_MS)
+        save(JSON.stringify({ ...state, ns: ready.ns }))
+        const user = opts.user ?? SANDBOX_USER
+        log(`Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace, ${ready.workdir}.`)
+        if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
+        return makeSandbox({
+          mode: 'user',
+          note: `user (${user})`,
+          workdir: ready.workdir,
+          baseSha: git?.baseSha,
+          startTree: ready.startTree,
+          env: envFor(opts.env, { redactor: opts.redactor, home: ready.home, user, tmpdir: ready.tmp, workdir: ready.workdir }),
+          server,
+          state: { ...state, ns: ready.ns },
+          save,
+          log,
+          namespaced: true,
+          priv
+        })
+      } catch (e) {
+        userWhy = (e as Error).message
+        await server.end(5000)
+        const r = await recoverAsRoot({ ...state }, 60_000)
+        if (r.done) save('')
+        else log(`Sandbox: ${r.problems.join('; ')}`)
+        // the server died (the step is being stopped?): no fallback that would change the workspace now
+        if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${userWhy}`)
+      }
+    }
+    log(`Sandbox: the user sandbox is unavailable (${userWhy}); commands run as the runner user (sandbox: none).`)
+  }
+
+  // none: the workspace itself; the persisted git credentials are out of it while the agent runs
+  let restoreCredentials = async (): Promise<string[]> => []
+  try {
+    restoreCredentials = (await hideGitCredentials(opts.workspace, opts.env.PATH, opts.redactor, log)).restore
+  } catch (e) {
+    log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
+  }
+  const state = baseState()
+  if (state && namespaced) save(JSON.stringify(state))
+  const me = os.userInfo()
+  const server = launch({
+    mode: 'none',
+    workspace: opts.workspace,
+    namespaced,
+    runKey: namespaced ? undefined : key,
+    dropTo: priv.kind === 'sudo' ? { uid: me.uid, gid: me.gid, name: me.username } : undefined,
+    bins
+  })
+  let ns: string | undefined
+  let setupError: string | undefined
+  try {
+    ns = (await withTimeout(server.ready, 60_000)).ns
+    if (state && namespaced) save(JSON.stringify({ ...state, ns }))
+  } catch (e) {
+    setupError = (e as Error).message
+  }
+  const why = userWhy ? `user sandbox unavailable: ${userWhy}` : ''
+  const contained = namespaced ? '' : 'processes contained by process group only'
+  const note = `none${why || contained ? ` (${[why, contained].filter(Boolean).join('; ')})` : ''}`
+  if (!userWhy) log(`Sandbox: none; commands run as the runner user in the workspace${namespaced ? ', in their own PID namespace' : ''}.`)
+  const sandbox = makeSandbox({
+    mode: 'none',
+    note,
+    workdir: opts.workspace,
+    baseSha: readWorkspaceGit(opts.workspace)?.baseSha,
+    env: { ...envFor(opts.env, { redactor: opts.redactor, workdir: opts.workspace }), ...(namespaced ? {} : { BASH_AGENT_RUN: key }) },
+    server,
+    state: state && namespaced ? { ...state, ns } : undefined,
+    save,
+    log,
+    namespaced,
+    priv,
+    restore: restoreCredentials
+  })
+  if (setupError) {
+    const problems = await sandbox.release()
+    throw new Error([setupError, ...problems].join('; '))
+  }
+  return sandbox
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`set-up took longer than ${Math.round(ms / 1000)} s`)), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+function makeSandbox(o: {
+  mode: SandboxMode
+  note: string
+  workdir: string
+  baseSha: string | undefined
+  startTree?: string
+  env: Record<string, string>
+  server: ServerClient
+  state?: SavedState
+  save: (v: string) => void
+  log: (m: string) => void
+  namespaced: boolean
+  priv: Privilege
+  restore?: () => Promise<string[]>
+}): Sandbox {
+  const { server } = o
+  let stopped: Promise<{ ok: boolean; detail?: string }> | undefined
+  let released: Promise<string[]> | undefined
+  const stopProcesses = (): Promise<{ ok: boolean; detail?: string }> =>
+    (stopped ??= server.alive ? server.stop() : Promise.resolve(verifyGone()))
+  /** After the server ended: no process of its namespace is alive (checked where we may look). */
+  const verifyGone = (): { ok: boolean; detail?: string } => {
+    if (!o.namespaced || !o.state?.ns) return { ok: false, detail: 'the run\'s processes could not be verified gone (no PID namespace)' }
+    if (o.priv.kind !== 'root') return { ok: true } // checked by the recovery helper as root
+    const left = nsMembers(o.state.ns)
+    return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
+  }
+  return {
+    mode: o.mode,
+    note: o.note,
+    workdir: o.workdir,
+    baseSha: o.baseSha,
+    startTree: o.startTree,
+    env: o.env,
+    run: (command, r) =>
+      runBash(command, {
+        cwd: o.workdir,
+        env: o.env,
+        timeoutMs: r.timeoutMs,
+        maxOutputChars: r.maxOutputChars,
+        blocked: r.blocked,
+        redact: r.redact,
+        redactMargin: r.redactMargin,
+        signal: r.signal,
+        launch: (c, w) => server.start(c, w.cwd, w.env)
+      }),
+    exec: (file, args, x = {}) => server.exec(file, args, { cwd: x.cwd ?? o.workdir, input: x.input, env: x.env ?? { PATH: o.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: o.env.HOME ?? '/' } }),
+    stopProcesses,
+    release: () =>
+      (released ??= (async () => {
+        const problems: string[] = []
+        const stop = await stopProcesses()
+        if (!stop.ok) problems.push(stop.detail ?? 'the run\'s processes could not be verified gone')
+        if (!(await server.end(10_000))) problems.push('the command server did not end in time')
+        if (o.restore) problems.push(...(await o.restore()))
+        if (o.state) {
+          // as root: what is left of the namespace, and the run folder (the copy)
+          const r = await recoverAsRoot(o.state, 60_000)
+          problems.push(...r.problems)
+          if (r.done) o.save('')
+        } else if (o.namespaced && existsSync('/proc')) {
+          const gone = verifyGone()
+          if (!gone.ok && gone.detail) problems.push(gone.detail)
+        }
+        return problems
+      })())
+  }
+}

@@ -1,0 +1,84 @@
+// How the action may act as root (it is root, or has passwordless sudo), and
+// the programs it runs with privileges: found before the agent runs, never in
+// a folder the agent could write.
+import { spawn } from 'node:child_process'
+import { realpathSync, statSync, type Stats } from 'node:fs'
+import path from 'node:path'
+
+export type Privilege = { kind: 'root' } | { kind: 'sudo'; sudo: string } | { kind: 'none'; why: string }
+
+const SYSTEM_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']
+
+export function realpathOr(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return path.resolve(p)
+  }
+}
+
+export function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/**
+ * A program we may run with privileges: found on `envPath` or in the system
+ * folders, outside `avoid` (the workspace), and neither it nor its folder
+ * writable by anyone but root or us. A `git` planted in a folder on PATH the
+ * agent can write is never picked.
+ */
+export function findProgram(name: string, envPath: string | undefined, avoid?: string): string | undefined {
+  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  const safe = (st: Stats) => (st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0
+  for (const dir of [...(envPath ?? '').split(path.delimiter), ...SYSTEM_DIRS]) {
+    if (!dir || !path.isAbsolute(dir)) continue
+    try {
+      const real = realpathSync(path.join(dir, name))
+      if (avoid && isInside(real, avoid)) continue
+      const st = statSync(real)
+      if (st.isFile() && safe(st) && safe(statSync(path.dirname(real)))) return real
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+/** Exit code of a quiet program (null when it could not run or took too long). */
+export function status(argv: string[], timeoutMs = 15_000): Promise<number | null> {
+  return new Promise(resolve => {
+    try {
+      const c = spawn(argv[0], argv.slice(1), { stdio: 'ignore', cwd: '/', timeout: timeoutMs })
+      c.on('error', () => resolve(null))
+      c.on('close', code => resolve(code))
+    } catch {
+      resolve(null)
+    }
+  })
+}
+
+/** Root, passwordless sudo, or neither (and why). `want` forces a kind (tests, fallback checks). */
+export async function findPrivilege(envPath: string | undefined, workspace: string, want: 'auto' | 'sudo' | 'unavailable' = 'auto'): Promise<Privilege> {
+  const none: Privilege = { kind: 'none', why: 'not root and no passwordless sudo' }
+  if (want === 'unavailable') return none
+  if (process.platform !== 'linux') return { kind: 'none', why: `not Linux (${process.platform}): no PID namespaces` }
+  if (want !== 'sudo' && typeof process.getuid === 'function' && process.getuid() === 0) return { kind: 'root' }
+  const sudo = findProgram('sudo', envPath, realpathOr(workspace))
+  if (!sudo) return none
+  return (await status([sudo, '-n', 'true'])) === 0 ? { kind: 'sudo', sudo } : none
+}
+
+/** Prefix that runs argv as root. */
+export function asRootArgv(priv: Privilege, argv: string[]): string[] {
+  return priv.kind === 'sudo' ? [priv.sudo, '-n', '--', ...argv] : argv
+}
+
+/** The launcher of a new PID and mount namespace with a private /proc. */
+export const unshareArgs = (unshare: string): string[] => [unshare, '--pid', '--fork', '--kill-child', '--mount-proc']
+
+/** Whether PID namespaces can be made here (a cheap probe, as root). */
+export async function canUnshare(priv: Privilege, unshare: string | undefined, trueBin: string): Promise<boolean> {
+  if (!unshare || priv.kind === 'none') return false
+  return (await status(asRootArgv(priv, [...unshareArgs(unshare), trueBin]))) === 0
+}

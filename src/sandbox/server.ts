@@ -1,0 +1,512 @@
+// The one place where privileged work happens: the command server.
+//
+// It is started once per run, as root (directly or through `sudo -n`) inside a
+// new PID and mount namespace (`unshare --pid --fork --kill-child --mount-proc`,
+// with bash as the namespace's init, which reaps orphans), or, where that is
+// impossible, as a plain child of the action. It reads its configuration and
+// then requests as JSON lines on stdin, and answers with binary frames on
+// stdout. It sets up the sandbox (the user, the agent's own copy, private
+// /tmp), then spawns every command (as the sandbox user in `user` mode) in
+// its own process group. When it exits, the kernel kills every process of the
+// namespace: nothing a command started outlives the run.
+//
+// `commandServer` is run as `node -e "(<its source>)()"`: the source travels in
+// memory (never a file the agent could change), so it must stay self-contained
+// (no imports, only Node's built-in modules through process.getBuiltinModule).
+
+/** Frame types (server to action): a 9-byte header, u32 payload length, u32 id, u8 type. */
+export const FRAME = { message: 0, data: 1, exit: 2, closed: 3 } as const
+
+export interface ServerConfig {
+  mode: 'user' | 'none'
+  /** the sandbox user's name (user mode) */
+  user?: string
+  /** groups that make a user too powerful */
+  powerfulGroups?: string[]
+  /** RLIMIT_NPROC of the sandbox user's commands */
+  maxProcesses?: number
+  /** the runner's workspace */
+  workspace: string
+  /** the run's own folder (user mode): built root-only, handed to the sandbox user once ready */
+  runDir?: string
+  /** the workspace's git object store, to share read-only with the copy */
+  objects?: string
+  /** the commit checked out in the workspace */
+  baseSha?: string
+  /** remote URLs to copy into the copy's config (credentials already taken out) */
+  remotes?: Array<[string, string]>
+  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
+  dropTo?: { uid: number; gid: number; name: string }
+  /** whether the server is pid 1's child in its own namespace (private /proc) */
+  namespaced: boolean
+  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
+  runKey?: string
+  /** programs resolved by the action before the agent ran */
+  bins: Record<string, string>
+}
+
+export function commandServer(): void {
+  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
+  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
+  const pathM = process.getBuiltinModule('node:path') as typeof import('node:path')
+  type Child = import('node:child_process').ChildProcess
+
+  const out = process.stdout
+  const frame = (type: number, id: number, payload: Buffer): void => {
+    const h = Buffer.allocUnsafe(9)
+    h.writeUInt32BE(payload.length, 0)
+    h.writeUInt32BE(id, 4)
+    h.writeUInt8(type, 8)
+    out.write(Buffer.concat([h, payload]))
+  }
+  const send = (id: number, msg: unknown, type = 0): void => frame(type, id, Buffer.from(JSON.stringify(msg)))
+  const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+  const quietEnv = { PATH, LANG: 'C', LC_ALL: 'C', HOME: '/', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
+
+  /** Run a program (as root, or as `ids`), collecting its output; never throws. */
+  const run = (
+    file: string,
+    args: string[],
+    o: { cwd?: string; env?: Record<string, string>; input?: Buffer; ids?: { uid: number; gid: number } } = {}
+  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> =>
+    new Promise(resolve => {
+      const chunks: Buffer[] = []
+      let stderr = ''
+      let child: Child
+      try {
+        child = cp.spawn(file, args, {
+          cwd: o.cwd ?? '/',
+          env: o.env ?? quietEnv,
+          stdio: [o.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+          ...(o.ids ?? {})
+        })
+      } catch (e) {
+        resolve({ code: null, stdout: Buffer.alloc(0), stderr: (e as Error).message })
+        return
+      }
+      child.stdout?.on('data', (d: Buffer) => chunks.push(d))
+      child.stderr?.on('data', (d: Buffer) => {
+        if (stderr.length < 20_000) stderr += d.toString()
+      })
+      child.on('error', e => resolve({ code: null, stdout: Buffer.concat(chunks), stderr: e.message }))
+      child.on('close', code => resolve({ code, stdout: Buffer.concat(chunks), stderr }))
+      if (o.input && child.stdin) {
+        child.stdin.on('error', () => undefined)
+        child.stdin.end(o.input)
+      }
+    })
+  const must = async (what: string, file: string, args: string[], o: Parameters<typeof run>[2] = {}): Promise<Buffer> => {
+    const r = await run(file, args, o)
+    if (r.code !== 0) throw new Error(`${what}: ${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]}`)
+    return r.stdout
+  }
+
+  const lookupUser = (name: string): { uid: number; gid: number } | undefined => {
+    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const f = line.split(':')
+      if (f[0] === name && f.length >= 7) return { uid: Number(f[2]), gid: Number(f[3]) }
+    }
+    return undefined
+  }
+  const groupsOf = (name: string, gid: number): string[] =>
+    fs
+      .readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .map(l => l.split(':'))
+      .filter(f => f.length >= 4 && (Number(f[2]) === gid || f[3].split(',').includes(name)))
+      .map(f => f[0])
+
+  /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
+  const others = (): number[] => {
+    const list: number[] = []
+    for (const n of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(n)) continue
+      const pid = Number(n)
+      if (pid === process.pid || pid === 1) continue
+      try {
+        const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1')
+        const state = st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3)
+        if (state !== 'Z' && state !== 'X') list.push(pid)
+      } catch {
+        // gone
+      }
+    }
+    return list
+  }
+
+  /** A git config's text without credentials: no extraheader entries, no include sections, no user information in URLs. */
+  const sanitize = (text: string): string => {
+    const out: string[] = []
+    let skipping = false
+    for (const line of text.split('\n')) {
+      const t = line.trim()
+      if (t.startsWith('[')) skipping = /^\[\s*include(if)?\b/i.test(t)
+      if (skipping) continue
+      if (/^extraheader\s*=/i.test(t)) continue
+      out.push(line.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1'))
+    }
+    return out.join('\n')
+  }
+  /** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs sanitized. */
+  const stripNested = (root: string): void => {
+    const stack = [root]
+    while (stack.length) {
+      const dir = stack.pop() as string
+      let names: string[]
+      try {
+        names = fs.readdirSync(dir)
+      } catch {
+        continue
+      }
+      for (const name of names) {
+        const p = pathM.join(dir, name)
+        let st: import('node:fs').Stats
+        try {
+          st = fs.lstatSync(p)
+        } catch {
+          continue
+        }
+        if (!st.isDirectory()) continue
+        if (name === '.git') {
+          const configs: string[] = []
+          const walk = (d: string, depth: number) => {
+            for (const n of fs.readdirSync(d)) {
+              const q = pathM.join(d, n)
+              const qs = fs.lstatSync(q)
+              if (qs.isFile() && (n === 'config' || n === 'config.worktree')) configs.push(q)
+              else if (qs.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'].includes(n)) walk(q, depth + 1)
+            }
+          }
+          walk(p, 0)
+          for (const c of configs) fs.writeFileSync(c, sanitize(fs.readFileSync(c, 'utf8')))
+        } else stack.push(p)
+      }
+    }
+  }
+
+  let cfg: ServerConfig
+  let account: { uid: number; gid: number } | undefined
+  let workdir = ''
+  let home = ''
+  let tmp = ''
+  let startTree = ''
+  let copyProblem: string | undefined
+  const children = new Map<number, Child>()
+
+  const setUp = async (): Promise<Record<string, unknown>> => {
+    const b = cfg.bins
+    if (cfg.mode === 'none') {
+      if (cfg.dropTo) {
+        // the runner user keeps its groups (docker...), as outside the sandbox
+        const p = process as unknown as { initgroups(u: string, g: number): void; setgid(g: number): void; setuid(u: number): void }
+        p.initgroups(cfg.dropTo.name, cfg.dropTo.gid)
+        p.setgid(cfg.dropTo.gid)
+        p.setuid(cfg.dropTo.uid)
+      }
+      return { workdir: cfg.workspace }
+    }
+    // --- the sandbox user: created when missing, refused when it could reach root
+    const name = cfg.user as string
+    if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name "${name}"`)
+    account = lookupUser(name)
+    for (let attempt = 0; !account && attempt < 6; attempt++) {
+      // another run may be creating it, or holding the passwd lock
+      await run(b.useradd, ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/bin/bash', '--user-group', '--comment', 'bash-agent action sandbox', name])
+      account = lookupUser(name)
+      if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
+    }
+    if (!account) throw new Error(`could not create the user ${name}`)
+    if (account.uid === 0 || account.gid === 0) throw new Error(`the user ${name} has root's uid or gid`)
+    const powerful = groupsOf(name, account.gid).filter(g => (cfg.powerfulGroups ?? []).includes(g))
+    if (powerful.length) throw new Error(`the user ${name} is in the group ${powerful.join(', ')}`)
+    if (b.sudo) {
+      const l = await run(b.sudo, ['-n', '-l', '-U', name])
+      if (/may run the following commands/i.test(l.stdout.toString())) throw new Error(`the user ${name} may use sudo`)
+    }
+    // --- the copy, built where only root can reach it, handed over when complete
+    const runDir = cfg.runDir as string
+    fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
+    const parent = fs.lstatSync(pathM.dirname(runDir))
+    if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0) throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
+    fs.chmodSync(pathM.dirname(runDir), 0o711)
+    fs.mkdirSync(runDir, { mode: 0o700 }) // fails if it exists: never reuse a folder
+    workdir = pathM.join(runDir, pathM.basename(cfg.workspace) || 'repo')
+    home = pathM.join(runDir, 'home')
+    tmp = pathM.join(runDir, 'tmp')
+    for (const d of [workdir, home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
+    const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
+    if (entries.length) {
+      // GNU cp: never follows symlinks in the source (-a implies -P); blocks shared where the file system can
+      const c = await run(b.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
+      // files that vanished or changed while copied (a step still writing) are said, not fatal
+      if (c.code !== 0) copyProblem = `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
+    }
+    // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
+    stripNested(workdir)
+    const git = (args: string[], env: Record<string, string> = {}) =>
+      must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+        cwd: workdir,
+        env: { ...quietEnv, ...env }
+      })
+    await git(['init', '-q', '--template=', workdir])
+    const dotGit = pathM.join(workdir, '.git')
+    if (cfg.objects && cfg.baseSha && cfg.namespaced) {
+      // the workspace's objects, read-only, visible only inside this namespace
+      const shared = pathM.join(runDir, 'objects')
+      fs.mkdirSync(shared, { mode: 0o755 })
+      await must('share the objects', b.mount, ['--bind', cfg.objects, shared])
+      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+      fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
+      fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
+    } else if (cfg.objects && cfg.baseSha) {
+      await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
+    }
+    for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
+    if (cfg.baseSha) {
+      fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
+      await git(['read-tree', cfg.baseSha])
+    }
+    // the state the agent starts from, to compute its changes against
+    const startIndex = pathM.join(runDir, 'start-index')
+    try {
+      await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
+      startTree = (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
+    } catch (e) {
+      // the agent can still work; its changes cannot come back (said in the report)
+      copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${(e as Error).message})`
+    }
+    fs.rmSync(startIndex, { force: true })
+    // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder
+    await must('hand the copy over', b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
+    fs.chmodSync(runDir, 0o711)
+    // --- private temp folders (after the copy, which may come from one): what the agent leaves there vanishes with the namespace, and runs never share them
+    if (cfg.namespaced) {
+      for (const d of ['/tmp', '/var/tmp', '/dev/shm']) {
+        if (fs.existsSync(d)) await must(`private ${d}`, b.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
+      }
+    }
+    if (b.prlimit && cfg.maxProcesses) {
+      // inherited by every command; root (this server) is exempt
+      await run(b.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
+    }
+    return { workdir, home, tmp, startTree, uid: account.uid, gid: account.gid, copyProblem }
+  }
+
+  const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
+
+  /** Kill every process group of `pid`'s descendants, and its own. */
+  const killTree = (pid: number): void => {
+    const parent = new Map<number, number>()
+    const group = new Map<number, number>()
+    try {
+      for (const n of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(n)) continue
+        try {
+          const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1')
+          const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
+          parent.set(Number(n), Number(f[1]))
+          group.set(Number(n), Number(f[2]))
+        } catch {
+          // gone
+        }
+      }
+    } catch {
+      // no /proc
+    }
+    const groups = new Set([pid])
+    const queue = [pid]
+    while (queue.length) {
+      const p = queue.shift() as number
+      for (const [c, pp] of parent) {
+        if (pp === p) {
+          queue.push(c)
+          const g = group.get(c)
+          if (g && g > 1) groups.add(g)
+        }
+      }
+    }
+    for (const g of groups) {
+      try {
+        process.kill(-g, 'SIGKILL')
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
+  const stopAll = async (): Promise<{ ok: boolean; detail?: string }> => {
+    for (const c of children.values()) if (c.pid) killTree(c.pid)
+    if (!cfg.namespaced) {
+      // best effort: what still carries the run's key in its environment (env -i escapes it)
+      const entry = Buffer.from(`\0BASH_AGENT_RUN=${cfg.runKey}\0`)
+      for (let round = 0; cfg.runKey && round < 20; round++) {
+        let found = 0
+        for (const n of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
+          if (!/^\d+$/.test(n) || Number(n) === process.pid) continue
+          try {
+            const env = Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${n}/environ`)])
+            if (env.includes(entry)) {
+              process.kill(Number(n), 'SIGKILL')
+              found++
+            }
+          } catch {
+            // gone, or not ours
+          }
+        }
+        if (!found) break
+        await new Promise(r => setTimeout(r, 10))
+      }
+      return { ok: false, detail: 'no PID namespace here: the commands\' process trees were killed, but what detached from them could not be verified gone' }
+    }
+    for (let round = 0; round < 200; round++) {
+      const left = others()
+      if (left.length === 0) return { ok: true }
+      try {
+        process.kill(-1, 'SIGKILL')
+      } catch {
+        // nothing we may signal
+      }
+      await new Promise(r => setTimeout(r, 10))
+    }
+    return { ok: false, detail: `${others().length} processes of the run are still alive` }
+  }
+
+  const SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
+  const onRequest = async (req: Record<string, unknown>): Promise<void> => {
+    const id = Number(req.id)
+    if (req.op === 'run') {
+      let child: Child
+      try {
+        child = cp.spawn(cfg.bins.bash, ['-c', SCRIPT, 'bash', String(req.command)], {
+          cwd: String(req.cwd ?? workdir),
+          env: req.env as Record<string, string>,
+          stdio: ['ignore', 'pipe', 'ignore'],
+          detached: true,
+          ...(ids() ?? {})
+        })
+      } catch (e) {
+        send(id, { error: (e as Error).message }, 2)
+        return
+      }
+      children.set(id, child)
+      send(id, { pid: child.pid })
+      child.stdout?.on('data', (d: Buffer) => {
+        if (children.has(id)) frame(1, id, d)
+      })
+      child.stdout?.on('close', () => {
+        if (children.has(id)) frame(3, id, Buffer.alloc(0))
+      })
+      child.on('error', e => send(id, { error: e.message }, 2))
+      child.on('exit', (code, signal) => send(id, { code, signal }, 2))
+    } else if (req.op === 'kill') {
+      const c = children.get(id)
+      if (c?.pid) killTree(c.pid)
+    } else if (req.op === 'forget') {
+      const c = children.get(id)
+      children.delete(id)
+      c?.stdout?.destroy()
+    } else if (req.op === 'exec') {
+      const r = await run(String(req.file), req.args as string[], {
+        cwd: String(req.cwd ?? workdir),
+        env: (req.env as Record<string, string>) ?? quietEnv,
+        input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
+        ids: ids()
+      })
+      send(id, { code: r.code, stdout: r.stdout.toString('base64'), stderr: r.stderr })
+    } else if (req.op === 'stop') {
+      send(id, await stopAll())
+    }
+  }
+
+  // --- the protocol: the first line is the configuration, then one request a line
+  let buffered = ''
+  let ready: Promise<void> | undefined
+  process.stdin.setEncoding('utf8')
+  process.stdin.on('data', (d: string) => {
+    buffered += d
+    let nl: number
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl)
+      buffered = buffered.slice(nl + 1)
+      const msg = JSON.parse(line) as Record<string, unknown>
+      if (!ready) {
+        cfg = msg as unknown as ServerConfig
+        let ns = ''
+        try {
+          ns = fs.readlinkSync('/proc/self/ns/pid')
+        } catch {
+          // no /proc
+        }
+        ready = setUp().then(
+          info => send(0, { type: 'ready', ns, pid: process.pid, ...info }),
+          e => send(0, { type: 'failed', ns, error: (e as Error).message })
+        )
+      } else {
+        void ready.then(() => onRequest(msg)).catch(e => send(Number(msg.id), { error: (e as Error).message }, 2))
+      }
+    }
+  })
+  // The action is gone (or done): end, and with us the namespace and all it holds.
+  process.stdin.on('end', () => {
+    void stopAll().finally(() => process.exit(0))
+  })
+  process.on('SIGTERM', () => undefined)
+  process.on('SIGINT', () => undefined)
+}
+
+/**
+ * Recovery, for the post step (also run as root): kill every process of the
+ * PID namespace `ns` (found by /proc/PID/ns/pid), until none is left, then
+ * remove the run folder `dir`. Self-contained, like commandServer.
+ */
+export function recoverRun(): void {
+  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
+  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
+  const [ns, dir, rm, key] = process.argv.slice(1)
+  const problems: string[] = []
+  const inNs = (): number[] =>
+    fs.readdirSync('/proc').filter(n => {
+      if (!/^\d+$/.test(n) || !ns) return false
+      try {
+        return fs.readlinkSync(`/proc/${n}/ns/pid`) === ns
+      } catch {
+        return false
+      }
+    }).map(Number)
+  // namespace inodes are reused: only a namespace whose init carries this run's key is this run's
+  const ours = (pids: number[]): boolean =>
+    !!key &&
+    pids.some(p => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(key)
+      } catch {
+        return false
+      }
+    })
+  const members = (): number[] => {
+    const pids = inNs()
+    return ours(pids) ? pids : []
+  }
+  let left = members()
+  for (let round = 0; round < 100 && left.length; round++) {
+    for (const p of left) {
+      try {
+        process.kill(p, 'SIGKILL')
+      } catch {
+        // gone
+      }
+    }
+    const until = Date.now() + 20
+    while (Date.now() < until) {
+      // a short busy wait: this helper has nothing else to do
+    }
+    left = members()
+  }
+  if (left.length) problems.push(`${left.length} processes of the run are still alive`)
+  if (dir) {
+    const r = cp.spawnSync(rm, ['-rf', '--one-file-system', '--', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
+    if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
+  }
+  process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
+}
