@@ -25,6 +25,7 @@ function settings(over: Partial<Settings> = {}): Settings {
     sandbox: 'none',
     timeoutMinutes: 30,
     maxCostUsd: undefined,
+    passEnv: [],
     ...over
   }
 }

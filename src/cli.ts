@@ -8,7 +8,9 @@ import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
 import { formatUsd } from './agent/cost'
 import { runBash, toolResult } from './tools/bash'
-import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
+import { Redactor, secretsFromEnv } from './report/redact'
+import { commandEnv as allowedEnv } from './sandbox/env'
+import { homedir, tmpdir, userInfo } from 'node:os'
 import type { MessageParam } from './types'
 
 const yellow = (s: string) => `\x1b[33m${s}\x1b[0m`
@@ -38,7 +40,14 @@ async function cli(): Promise<number> {
   const redactor = new Redactor(secretsFromEnv(env))
   const timeoutMs = Number(env.COMMAND_TIMEOUT ?? 120) * 1000
   const maxOutputChars = Number(env.MAX_OUTPUT_CHARS ?? 50000)
-  const commandEnv = scrubEnv(env, redactor)
+  // PASS_ENV: names (one a line or comma-separated, `*` suffix allowed) the commands may see beyond the built-in list
+  const commandEnv = allowedEnv(env, {
+    passEnv: (env.PASS_ENV ?? '').split(/[\n,]/).map(s => s.trim()).filter(Boolean),
+    home: env.HOME ?? homedir(),
+    user: env.USER ?? userInfo().username,
+    tmpdir: env.TMPDIR ?? tmpdir(),
+    redactor
+  })
   const cwd = process.cwd()
   const system = systemPrompt({ workspace: cwd, commandTimeoutSec: timeoutMs / 1000, maxOutputChars, blocked: DEFAULT_BLOCKED })
   const callModel = createModelCall({ apiKey, authToken, baseUrl })

@@ -19,6 +19,8 @@ import { runLoop, type AgentEvent } from './agent/loop'
 import { contextWindowOf, priceOf } from './agent/cost'
 import { runBash, toolResult } from './tools/bash'
 import { prepareSandbox, type Sandbox } from './tools/sandbox'
+import { newCredentialState } from './sandbox/credentials'
+import { tmpdir } from 'node:os'
 // Octokit (and @actions/github, which parses the event file when it loads) is
 // loaded lazily, off the way to the first model request and inside the
 // error handling.
@@ -208,6 +210,10 @@ export async function main(): Promise<void> {
   // What the post step needs to finish the report if this step cannot.
   core.saveState('transcript', transcriptPath)
   core.saveState('marker', marker)
+  // [issue 8] where the git configs' original bytes will be kept: known to the post step before anything changes
+  const credentialState = newCredentialState(process.env.RUNNER_TEMP || tmpdir())
+  redactor.add(credentialState.slice(0, credentialState.indexOf(':')))
+  core.saveState('credentials', credentialState)
   if (task.thread) core.saveState('thread', JSON.stringify(task.thread))
 
   const meta: ReportMeta = {
@@ -326,7 +332,7 @@ export async function main(): Promise<void> {
       log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
     }
     messages.push({ role: 'user', content: stripHidden(task.prompt) })
-    sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log })
+    sandboxReady = prepareSandbox({ mode: settings.sandbox, workspace, env: process.env, redactor, marker, log, passEnv: settings.passEnv, credentialState })
     sandboxReady.catch(() => {}) // awaited below; avoid an unhandled rejection before then
     system = systemPrompt(
       {

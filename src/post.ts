@@ -11,6 +11,7 @@ import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { killLeftovers } from './tools/bash'
 import { recoverSandbox } from './tools/sandbox'
+import { credentialsPending, restoreFromState } from './sandbox/credentials'
 import type { Thread } from './trigger'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
 
@@ -23,6 +24,14 @@ function parse<T>(text: string): T | undefined {
 }
 
 export async function post(): Promise<void> {
+  // [issue 8] git credentials the main step took out and did not put back (killed at any moment, or it failed):
+  // the saved state alone says what, whatever else the main step finished
+  const credentials = core.getState('credentials')
+  if (credentials && credentialsPending(credentials)) {
+    // nothing the run left running may see them come back
+    if (core.getState('marker')) await killLeftovers(core.getState('marker'), { kind: 'self' })
+    for (const p of await restoreFromState(credentials, m => core.info(m))) core.warning(p)
+  }
   if (core.getState('done') === 'true') return
   const saved = parse<CommentRef>(core.getState('comment'))
   const thread = parse<Thread>(core.getState('thread'))

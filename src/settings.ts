@@ -1,6 +1,7 @@
 // Every input read and validated once. A bad value fails the step with one
 // line naming the input, before any network call.
 import * as core from '@actions/core'
+import { PASS_ENV_ENTRY } from './sandbox/env'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-4-6'
@@ -28,6 +29,8 @@ export interface Settings {
   sandbox: SandboxMode
   timeoutMinutes: number
   maxCostUsd: number | undefined
+  /** extra environment variables the commands may see: names, or prefixes ending in `*` */
+  passEnv: string[]
 }
 
 export class SettingsError extends Error {}
@@ -60,6 +63,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new SettingsError(`Input sandbox must be "user" or "none", got "${sandbox}".`)
   }
   const issue = input('issue-number')
+  const passEnv = lines(input('pass-env'))
+  for (const name of passEnv) {
+    if (!PASS_ENV_ENTRY.test(name)) {
+      throw new SettingsError(`Input pass-env must list variable names (one a line, a trailing * allowed), got "${name}".`)
+    }
+  }
 
   return {
     task: input('task').trim(),
@@ -79,7 +88,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     appendSystemPrompt: input('append-system-prompt').trim(),
     sandbox,
     timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
-    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd'))
+    maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
+    passEnv
   }
 }
 

@@ -3,11 +3,10 @@
 // they run, and what is put back afterwards. SECURITY.md explains the model.
 //
 // prepareSandbox, in every mode:
-//   - scrubs the environment (no inputs, API keys, tokens, runtime variables);
-//   - takes the git credentials actions/checkout persisted out of the
-//     workspace's git config (http.*.extraheader entries, and includeIf
-//     entries pointing at git-credentials-*.config files, whose own
-//     extraheader entries go too) and teaches the redactor their values;
+//   - gives commands an allowlisted environment (sandbox/env.ts);
+//   - takes the git credentials out of every repository's config in the
+//     workspace, at any depth, and teaches the redactor their values
+//     (sandbox/credentials.ts: file bytes only, never a command line);
 //   - opens a run tag (an inherited descriptor) that finds the run's leftover
 //     processes even when they dropped their environment.
 // In `user` mode, where the action is root or has passwordless sudo (Linux), it
@@ -18,16 +17,14 @@
 // to `none`, said in the log and in `note`.
 //
 // release() kills what the run left running, then puts everything back, the
-// quick and important first: the git configs' bytes (or the same entries in
-// the same order when the agent changed a file meanwhile), then ownership
-// entry by entry and the folder modes; last it wipes the sandbox user's own
+// quick and important first: ownership entry by entry and the folder modes,
+// then the git configs' exact bytes; last it wipes the sandbox user's own
 // files when no other run uses it. Programs run with privileges are resolved
 // before the agent runs, never from a folder it could write.
 import { spawn } from 'node:child_process'
 import {
   closeSync,
   existsSync,
-  lchownSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -43,7 +40,9 @@ import os from 'node:os'
 import path from 'node:path'
 import type { Identity, RunTag } from './bash'
 import { killLeftovers, TAG_FD } from './bash'
-import { credentialsIn, scrubEnv, type Redactor } from '../report/redact'
+import type { Redactor } from '../report/redact'
+import { commandEnv } from '../sandbox/env'
+import { hideCredentials, newCredentialState, restoreFromState, type HiddenCredentials } from '../sandbox/credentials'
 
 export type SandboxMode = 'user' | 'none'
 
@@ -78,6 +77,10 @@ export interface SandboxOptions {
   sudo?: string
   /** folder of the run tags (default `<tmpdir>/bash-agent-runs-<uid>`) */
   runDir?: string
+  /** names from the pass-env input */
+  passEnv?: string[]
+  /** where the git configs' original bytes are kept (newCredentialState; saved in the action's state by the caller) */
+  credentialState?: string
 }
 
 /** The default sandbox user. */
@@ -93,14 +96,6 @@ const POWERFUL_GROUPS = new Set([
 
 /** The sandbox user's own temp files are removed from these when no other run uses the user. */
 const TEMP_DIRS = ['/tmp', '/var/tmp', '/dev/shm']
-
-/** Variables that point into the runner user's session; meaningless or closed to the sandbox user. */
-const RUNNER_SESSION_VARS = ['TMPDIR', 'TMP', 'TEMP', 'XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']
-
-/** The config keys that may hold or load credentials: extraheaders and includes. */
-const CREDENTIAL_KEYS = '^(http\\..*\\.extraheader|include(if\\..*)?\\.path)$'
-
-const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[0-9a-f-]+\.config$/i
 
 // ---------------------------------------------------------------------------
 // Running helper programs
@@ -317,30 +312,6 @@ function rootHelper(): void {
         failed++
       }
     }
-  } else if (op === 'putback') {
-    // a git config gets its bytes back if nobody changed it meanwhile; never through a symlink
-    const x = input() as { file: string; real: string; original: string; stripped: string }
-    try {
-      const st = fs.lstatSync(x.file)
-      if (!st.isFile() || fs.realpathSync(x.file) !== x.real) result = 'replaced'
-      else if (fs.readFileSync(x.file).equals(Buffer.from(x.original, 'base64'))) result = 'already'
-      else if (!fs.readFileSync(x.file).equals(Buffer.from(x.stripped, 'base64'))) result = 'changed'
-      else {
-        fs.writeFileSync(x.file, Buffer.from(x.original, 'base64'))
-        result = 'written'
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-      result = 'missing'
-    }
-  } else if (op === 'chown') {
-    for (const [p, uid, gid] of (input() as Array<[string, number, number]>) ?? []) {
-      try {
-        if (!fs.lstatSync(p).isSymbolicLink()) chown(p, uid, gid)
-      } catch {
-        failed++
-      }
-    }
   } else if (op === 'home') {
     const [home, uid, gid] = [args[0], Number(args[1]), Number(args[2])]
     if (!fs.existsSync(home)) fs.mkdirSync(home, { recursive: true, mode: 0o700 })
@@ -493,271 +464,6 @@ function otherLiveRuns(tag: RunTag | undefined): number {
     }
   }
   return n
-}
-
-// ---------------------------------------------------------------------------
-// Git credentials
-// ---------------------------------------------------------------------------
-
-interface HiddenConfig {
-  /** the config file */
-  file: string
-  /** its real path when the credentials were taken out */
-  real: string
-  original: Buffer
-  stripped: Buffer
-  /** the entries taken out, in file order */
-  entries: Array<[string, string]>
-  /** owner of the file */
-  uid: number
-  gid: number
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: os.tmpdir(),
-    LANG: 'C',
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null'
-  }
-}
-
-/** Run git as ourselves, or as root through `priv`. */
-async function git(gitBin: string, args: string[], priv?: Privilege): Promise<ExecResult> {
-  const o = { env: gitEnv(), timeoutMs: 30_000 }
-  return priv ? asRoot(priv, [gitBin, ...args], o) : exec(gitBin, args, o)
-}
-
-/** Entries of one config file whose key matches `re`, in file order. */
-async function configEntries(gitBin: string, file: string, re: string, priv?: Privilege): Promise<Array<[string, string]>> {
-  const r = await git(gitBin, ['config', '--file', file, '-z', '--get-regexp', re], priv)
-  if (r.code !== 0) return []
-  return r.stdout
-    .split('\0')
-    .filter(rec => rec !== '')
-    .map(rec => {
-      const nl = rec.indexOf('\n')
-      return nl < 0 ? [rec, ''] : [rec.slice(0, nl), rec.slice(nl + 1)]
-    })
-}
-
-/** A POSIX extended regular expression matching exactly `value`. */
-function exactValuePattern(value: string): string {
-  return `^${value.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&')}$`
-}
-
-function gitDirOf(dir: string): string | undefined {
-  const dotGit = path.join(dir, '.git')
-  try {
-    const st = lstatSync(dotGit)
-    if (st.isDirectory()) return dotGit
-    if (st.isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))
-      if (m) return path.resolve(dir, m[1])
-    }
-  } catch {
-    // not a repository
-  }
-  return undefined
-}
-
-/** The config files of the repositories in the workspace (and its direct subfolders): main, worktree and submodule configs. */
-function repositoryConfigs(workspace: string): string[] {
-  const dirs = [workspace]
-  try {
-    for (const e of readdirSync(workspace, { withFileTypes: true })) {
-      if (e.isDirectory() && e.name !== '.git' && e.name !== 'node_modules') dirs.push(path.join(workspace, e.name))
-    }
-  } catch {
-    // unreadable
-  }
-  const files: string[] = []
-  for (const dir of dirs) {
-    const gitDir = gitDirOf(dir)
-    if (!gitDir) continue
-    let common = gitDir
-    try {
-      common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
-    } catch {
-      // not a worktree
-    }
-    for (const f of [path.join(common, 'config'), path.join(gitDir, 'config.worktree')]) if (existsSync(f)) files.push(f)
-    // submodules: <common>/modules/**/config
-    const stack: Array<[string, number]> = [[path.join(common, 'modules'), 0]]
-    while (stack.length > 0) {
-      const [d, depth] = stack.pop() as [string, number]
-      let entries: import('node:fs').Dirent[]
-      try {
-        entries = readdirSync(d, { withFileTypes: true })
-      } catch {
-        continue
-      }
-      for (const e of entries) {
-        if (e.isFile() && e.name === 'config') files.push(path.join(d, e.name))
-        else if (e.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(e.name)) stack.push([path.join(d, e.name), depth + 1])
-      }
-    }
-  }
-  return [...new Set(files)]
-}
-
-/** Where an include.path value points, relative to the config file that holds it. */
-function includeTarget(value: string, configFile: string): string {
-  if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2))
-  return path.resolve(path.dirname(configFile), value)
-}
-
-async function hasExtraheader(gitBin: string, file: string): Promise<boolean> {
-  return (await configEntries(gitBin, file, '^http\\..*\\.extraheader$')).length > 0
-}
-
-/**
- * Take the credentials out of the workspace's git configs: every
- * http.*.extraheader entry, and every include/includeIf entry pointing at a
- * credentials file (checkout's git-credentials-<uuid>.config, or any file
- * holding an extraheader), whose own extraheader entries are taken out too.
- */
-async function hideGitCredentials(
-  workspace: string,
-  envPath: string | undefined,
-  redactor: Redactor,
-  log: (m: string) => void
-): Promise<{ hidden: HiddenConfig[]; gitBin?: string; restore: (priv?: Privilege) => Promise<string[]> }> {
-  const hidden: HiddenConfig[] = []
-  // found now, before the agent runs, and never in a folder it could write
-  const gitBin = findProgram('git', envPath, realpathOr(workspace))
-  const restore = (priv?: Privilege) => restoreGitConfigs(hidden, gitBin, priv, log)
-
-  const queue = repositoryConfigs(workspace)
-  if (queue.length === 0) return { hidden, gitBin, restore }
-  if (!gitBin) {
-    log('Git credentials: git is not installed, so the workspace git config was not checked for persisted credentials.')
-    return { hidden, gitBin, restore }
-  }
-  const seen = new Set<string>()
-  while (queue.length > 0) {
-    const file = queue.shift() as string
-    let real: string
-    try {
-      real = realpathSync(file)
-      if (!lstatSync(real).isFile()) continue
-    } catch {
-      continue
-    }
-    if (seen.has(real)) continue
-    seen.add(real)
-    // both kinds in one listing, so the removed entries keep their file order
-    const listed = await configEntries(gitBin, file, CREDENTIAL_KEYS)
-    const entries: Array<[string, string]> = []
-    const headers: Array<[string, string]> = []
-    const includes: Array<[string, string]> = []
-    for (const [key, value] of listed) {
-      if (key.endsWith('.extraheader')) {
-        headers.push([key, value])
-        entries.push([key, value])
-        continue
-      }
-      const target = includeTarget(value, file)
-      let exists = false
-      try {
-        exists = statSync(target).isFile()
-      } catch {
-        // not there (e.g. the container path /github/runner_temp/...)
-      }
-      if (CHECKOUT_CREDENTIALS_FILE.test(value) || (exists && (await hasExtraheader(gitBin, target)))) {
-        includes.push([key, value])
-        entries.push([key, value])
-        if (exists) queue.push(target)
-      }
-    }
-    if (entries.length === 0) continue
-    const before = lstatSync(real)
-    const original = readFileSync(file)
-    for (const [, value] of headers) {
-      redactor.add(value)
-      for (const c of credentialsIn(value)) redactor.add(c)
-    }
-    // remove: all values of each extraheader key, and exactly the include values found
-    const problems: string[] = []
-    for (const key of [...new Set(headers.map(([k]) => k))]) {
-      const r = await git(gitBin, ['config', '--file', file, '--unset-all', key])
-      if (r.code !== 0) problems.push(firstLine(r))
-    }
-    for (const [key, value] of includes) {
-      const r = await git(gitBin, ['config', '--file', file, '--unset-all', key, exactValuePattern(value)])
-      if (r.code !== 0 && r.code !== 5) problems.push(firstLine(r))
-    }
-    // git rewrote the file (lock and rename), so it is ours now: give it back to its owner
-    try {
-      const after = lstatSync(real)
-      if (after.uid !== before.uid || after.gid !== before.gid) lchownSync(real, before.uid, before.gid)
-    } catch (e) {
-      problems.push(`owner not kept: ${(e as Error).message}`)
-    }
-    const stripped = readFileSync(file)
-    hidden.push({ file, real, original, stripped, entries, uid: before.uid, gid: before.gid })
-    const what = [
-      headers.length ? `${headers.length} http extraheader entr${headers.length === 1 ? 'y' : 'ies'}` : '',
-      includes.length ? `${includes.length} include entr${includes.length === 1 ? 'y' : 'ies'} of a credentials file` : ''
-    ]
-      .filter(Boolean)
-      .join(' and ')
-    log(`Git credentials: took ${what} out of ${file} for the run${problems.length ? ` (problems: ${problems.join('; ')})` : ''}.`)
-  }
-  return { hidden, gitBin, restore }
-}
-
-/**
- * Put every git config back: its exact bytes when it is as we left it, else
- * the same entries again in the same order (then its owner too, as git
- * rewrote it). Through `priv` when the files may belong to the sandbox user by
- * now. A file already back (an earlier, interrupted release) is left alone.
- */
-async function restoreGitConfigs(
-  hidden: HiddenConfig[],
-  gitBin: string | undefined,
-  priv: Privilege | undefined,
-  log: (m: string) => void
-): Promise<string[]> {
-  const problems: string[] = []
-  if (hidden.length === 0) return problems
-  for (const h of hidden) {
-    const r = await helper<'written' | 'already' | 'changed' | 'replaced' | 'missing'>(priv, ['putback'], {
-      file: h.file,
-      real: h.real,
-      original: h.original.toString('base64'),
-      stripped: h.stripped.toString('base64')
-    })
-    if (!r.ok) {
-      problems.push(`git credentials not put back in ${h.file}: ${r.error}`)
-    } else if (r.result === 'replaced' || r.result === 'missing') {
-      problems.push(`git credentials not put back: ${h.file} was ${r.result === 'missing' ? 'removed' : 'replaced'} during the run`)
-    } else if (r.result === 'changed') {
-      // the agent changed the file: add the same entries again, in the same order
-      if (!gitBin) {
-        problems.push(`git credentials not put back in ${h.file}: git not found`)
-        continue
-      }
-      // already there (an earlier, interrupted release put them back)?
-      const present = (await configEntries(gitBin, h.file, CREDENTIAL_KEYS, priv)).map(([k, v]) => `${k}\n${v}`)
-      const missing = h.entries.filter(([k, v]) => {
-        const i = present.indexOf(`${k}\n${v}`)
-        if (i < 0) return true
-        present.splice(i, 1)
-        return false
-      })
-      if (missing.length === 0) continue
-      for (const [key, value] of missing) {
-        const a = await git(gitBin, ['config', '--file', h.file, '--add', key, value], priv)
-        if (a.code !== 0) problems.push(`could not put back ${key} in ${h.file}: ${firstLine(a)}`)
-      }
-      await helper(priv, ['chown'], [[h.file, h.uid, h.gid]])
-    }
-  }
-  if (problems.length === 0) log(`Git credentials put back in ${hidden.map(h => h.file).join(', ')}.`)
-  return problems
 }
 
 // ---------------------------------------------------------------------------
@@ -1029,10 +735,10 @@ async function setUpUser(
 // ---------------------------------------------------------------------------
 
 interface SavedState {
-  version: 1
+  version: 2
   marker: string
-  gitBin?: string
-  git: Array<Omit<HiddenConfig, 'original' | 'stripped'> & { original: string; stripped: string }>
+  /** the git credentials' state (see sandbox/credentials.ts) */
+  credentials: string
   user?: { account: Account; lent: Lent }
 }
 
@@ -1067,7 +773,7 @@ export async function recoverSandbox(marker: string, log: (message: string) => v
     // only a state file we wrote ourselves
     if (!st.isFile() || (me >= 0 && st.uid !== me) || (st.mode & 0o077) !== 0) return false
     state = JSON.parse(readFileSync(file, 'utf8')) as SavedState
-    if (state.version !== 1 || state.marker !== marker) return false
+    if (state.version !== 2 || state.marker !== marker) return false
   } catch {
     return false
   }
@@ -1091,9 +797,9 @@ export async function recoverSandbox(marker: string, log: (message: string) => v
         : { kind: 'sudo', user: user.account.name, home: user.account.home, sudo: user.lent.priv.sudo }
     const killed = await killLeftovers(marker, identity)
     if (killed > 0) log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
-    const hidden = state.git.map(h => ({ ...h, original: Buffer.from(h.original, 'base64'), stripped: Buffer.from(h.stripped, 'base64') }))
-    problems.push(...(await restoreGitConfigs(hidden, state.gitBin, user?.lent.priv, log)))
+    // ownership first: the configs are then written back as their owner
     if (user) problems.push(...(await restoreWorkspace(user.lent)))
+    problems.push(...(await restoreFromState(state.credentials, log)))
   } catch (e) {
     problems.push((e as Error).message)
   } finally {
@@ -1114,15 +820,19 @@ export async function recoverSandbox(marker: string, log: (message: string) => v
 export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const tag = openRunTag(opts.marker, opts.runDir)
 
-  // Credentials first: their values join the redactor before the environment is scrubbed.
-  let git: Awaited<ReturnType<typeof hideGitCredentials>> = { hidden: [], restore: async (_priv?: Privilege) => [] }
+  // Credentials first: their values join the redactor before the environment is chosen.
+  const credentialState = opts.credentialState ?? newCredentialState(tag ? path.dirname(tag.path) : os.tmpdir())
+  let git: HiddenCredentials = { files: [], restore: async () => [] }
   try {
-    git = await hideGitCredentials(opts.workspace, opts.env.PATH, opts.redactor, opts.log)
+    git = await hideCredentials(opts.workspace, opts.redactor, credentialState, opts.log)
   } catch (e) {
-    opts.log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
+    opts.log(`Git credentials: could not check the workspace git configs (${(e as Error).message}).`)
   }
 
-  const env: Record<string, string> = { ...scrubEnv(opts.env, opts.redactor), BASH_AGENT_RUN: opts.marker }
+  const runner = { home: opts.env.HOME ?? os.homedir(), user: opts.env.USER ?? os.userInfo().username, tmpdir: opts.env.TMPDIR ?? os.tmpdir() }
+  const envFor = (who: { home: string; user: string; tmpdir: string }) =>
+    commandEnv(opts.env, { passEnv: opts.passEnv ?? [], redactor: opts.redactor, ...who })
+  let env: Record<string, string> = { ...envFor(runner), BASH_AGENT_RUN: opts.marker }
 
   let user: UserSandbox | undefined
   let note = 'none'
@@ -1140,8 +850,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     }
     if (user) {
       note = `user (${user.account.name})`
-      for (const name of RUNNER_SESSION_VARS) delete env[name]
-      Object.assign(env, { HOME: user.account.home, USER: user.account.name, LOGNAME: user.account.name })
+      env = { ...envFor({ home: user.account.home, user: user.account.name, tmpdir: '/tmp' }), BASH_AGENT_RUN: opts.marker }
       opts.log(
         `Sandbox: commands run as the unprivileged user ${user.account.name} (uid ${user.account.uid}), which holds the workspace for the run.`
       )
@@ -1150,15 +859,14 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
       opts.log(`Sandbox: the user sandbox is unavailable (${why}); commands run as the runner user (sandbox: none).`)
     }
   } else {
-    opts.log('Sandbox: none; commands run as the runner user, with a scrubbed environment.')
+    opts.log('Sandbox: none; commands run as the runner user, with an allowlisted environment.')
   }
 
   const identity: Identity = user ? user.identity : { kind: 'self', tag }
   const stateFile = saveState(tag, {
-    version: 1,
+    version: 2,
     marker: opts.marker,
-    gitBin: git.gitBin,
-    git: git.hidden.map(h => ({ ...h, original: h.original.toString('base64'), stripped: h.stripped.toString('base64') })),
+    credentials: credentialState,
     user: user ? { account: user.account, lent: user.lent } : undefined
   })
   let released = false
@@ -1177,8 +885,9 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
         // (a walk over it); the clean-up of the sandbox user's files comes last.
         const killed = await killLeftovers(opts.marker, identity)
         if (killed > 0) opts.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`)
-        problems.push(...(await git.restore(user?.priv)))
+        // ownership first: the configs are then written back as their owner
         if (user) problems.push(...(await user.restore()))
+        problems.push(...(await git.restore()))
         if (user) {
           const cleaned = await user.scrub()
           if (cleaned) problems.push(cleaned)
