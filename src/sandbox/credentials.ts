@@ -227,9 +227,10 @@ function userinfoSecrets(userinfo: string): string[] {
   return out
 }
 
+/** (Not through URL_USERINFO.test: that moves its lastIndex, where matchAll would then start.) */
+const HAS_USERINFO = new RegExp(URL_USERINFO.source, 'i')
 function hasUserinfo(text: string): boolean {
-  URL_USERINFO.lastIndex = 0
-  return URL_USERINFO.test(text)
+  return HAS_USERINFO.test(text)
 }
 
 /** Where an include path points, as git resolves it (relative to the including file; `~/` is the home folder). */

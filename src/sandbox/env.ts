@@ -137,14 +137,20 @@ export interface CommandEnvOptions {
 export function commandEnv(env: Record<string, string | undefined>, o: CommandEnvOptions): Record<string, string> {
   // values that must not reach a command under another name
   const forbidden = new Redactor()
+  const forbiddenValues: string[] = []
   for (const [name, value] of Object.entries(env)) {
     if (typeof value === 'string' && isNeverPassed(name) && !['HOME', 'USER', 'LOGNAME', 'TMPDIR'].includes(normal(name))) {
-      if (isSecretName(name) || looksLikeCredential(value)) forbidden.add(value)
+      if ((isSecretName(name) || looksLikeCredential(value)) && value.trim().length >= MIN_SECRET_LENGTH) {
+        forbidden.add(value)
+        forbiddenValues.push(value.trim())
+      }
     }
   }
-  // a token shape alone is not a forbidden value: compare with what no value at all would redact
+  // as is, or in any form the redactor knows (a token shape alone is not a forbidden value:
+  // compare with what no value at all would redact)
   const shapesOnly = new Redactor()
-  const holdsForbidden = (value: string) => forbidden.size > 0 && forbidden.redact(value) !== shapesOnly.redact(value)
+  const holdsForbidden = (value: string) =>
+    forbiddenValues.some(v => value.includes(v)) || (forbidden.size > 0 && forbidden.redact(value) !== shapesOnly.redact(value))
 
   const passEnv = o.passEnv.map(p => p.trim()).filter(p => PASS_ENV_ENTRY.test(p))
   const out: Record<string, string> = {}

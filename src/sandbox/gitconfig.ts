@@ -173,6 +173,7 @@ export function parseConfig(bytes: Buffer): ParsedConfig {
         if (quote) fail('unterminated quote')
         return value
       }
+      if (inComment) continue
       if (!quote) {
         if (isSpace(c)) {
           if (value.length > 0) spaces++
@@ -184,7 +185,6 @@ export function parseConfig(bytes: Buffer): ParsedConfig {
         }
       }
       for (; spaces > 0; spaces--) value += ' '
-      if (inComment) continue
       if (c === '\\') {
         c = next().c
         if (c === '\n') continue
