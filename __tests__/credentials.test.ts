@@ -128,7 +128,7 @@ function workspaceWithCheckouts() {
 function expectUnchanged(w: ReturnType<typeof workspaceWithCheckouts>): void {
   for (const f of w.files) {
     expect({ f, same: readFileSync(f).equals(w.bytes.get(f) as Buffer) }).toEqual({ f, same: true })
-    const before = w.stats.get(f) as ReturnType<typeof lstatSync>
+    const before = w.stats.get(f) as import('node:fs').Stats
     const after = lstatSync(f)
     expect({ f, uid: after.uid, gid: after.gid, mode: after.mode }).toEqual({ f, uid: before.uid, gid: before.gid, mode: before.mode })
   }
