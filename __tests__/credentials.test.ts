@@ -140,20 +140,26 @@ const logsOf = () => {
 }
 
 describe('finding repositories', () => {
-  test('at any depth, gitfiles and submodules included; symlinks are not followed', () => {
+  test('at any depth, gitfiles, submodules and bare repositories included; symlinks are not followed', async () => {
     const w = workspaceWithCheckouts()
     const outside = newRepo(path.join(w.root, 'outside'))
     symlinkSync(outside.dir, path.join(w.workspace, 'link-to-outside'))
-    const found = findGitConfigs(w.workspace).files
+    const bare = path.join(w.workspace, 'mirrors', 'lib.git')
+    mkdirSync(bare, { recursive: true })
+    if (hasGit) git(bare, 'init', '-q', '--bare')
+    else for (const [n, c] of [['HEAD', 'ref: refs/heads/main\n'], ['config', '[core]\n\tbare = true\n']]) writeFileSync(path.join(bare, n), c)
+    mkdirSync(path.join(bare, 'objects'), { recursive: true })
+    const found = (await findGitConfigs(w.workspace)).files
+    expect(found).toContain(path.join(bare, 'config'))
     for (const f of [w.top.config, w.deps.config, w.deep.config, path.join(w.workspace, '.git', 'modules', 'vendor', 'tool', 'config')]) expect(found).toContain(f)
     expect(found).not.toContain(outside.config)
   })
 
-  test('the walk is bounded and says so', () => {
+  test('the walk is bounded and says so', async () => {
     const w = workspaceWithCheckouts()
-    const r = findGitConfigs(w.workspace, { entries: 3, depth: 64 })
+    const r = await findGitConfigs(w.workspace, { entries: 3, depth: 64 })
     expect(r.truncated).toBe(true)
-    expect(findGitConfigs(w.workspace, { entries: 100000, depth: 1 }).truncated).toBe(true)
+    expect((await findGitConfigs(w.workspace, { entries: 100000, depth: 1 })).truncated).toBe(true)
   })
 })
 
@@ -288,12 +294,48 @@ describe('hide and put back (sandbox: none)', () => {
     expectUnchanged(w)
   })
 
-  withGit('collectCredentials (sandbox: user) teaches the redactor and changes nothing', () => {
+  withGit('collectCredentials (sandbox: user) teaches the redactor and changes nothing', async () => {
     const w = workspaceWithCheckouts()
     const redactor = new Redactor()
-    expect(collectCredentials(w.workspace, redactor)).toBe(5)
+    expect(await collectCredentials(w.workspace, redactor)).toBe(5)
     expectUnchanged(w)
     for (const s of Object.values(w.secrets)) expect(redactor.redact(s)).toBe('***')
+  })
+
+  withGit('the runner user\'s global config and credential store (git config --global url...insteadOf with a token, the store helper)', async () => {
+    const w = workspaceWithCheckouts()
+    const home = path.join(w.root, 'home')
+    mkdirSync(home)
+    const token = `ghp_${alnum(36)}`
+    const storePassword = `St0re${alnum(20)}`
+    const gitconfig = path.join(home, '.gitconfig')
+    writeFileSync(gitconfig, `[user]\n\tname = runner\n[url "https://x-access-token:${token}@github.com/"]\n\tinsteadOf = https://github.com/\n[credential]\n\thelper = store\n`)
+    const store = path.join(home, '.git-credentials')
+    writeFileSync(store, `https://octocat:${storePassword}@github.com\n`, { mode: 0o600 })
+    const before = [readFileSync(gitconfig), readFileSync(store)]
+    const redactor = new Redactor()
+    const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), undefined, { home })
+    expect(filesHolding(home, [token, storePassword])).toEqual([])
+    const shown = execFileSync('git', ['config', '--global', '--list'], { env: { ...GIT_ENV, HOME: home, GIT_CONFIG_GLOBAL: gitconfig } }).toString()
+    expect(shown).toContain('user.name=runner')
+    expect(shown).not.toContain('credential.helper')
+    expect(redactor.redact(`${token} ${storePassword}`)).toBe('*** ***')
+    expect(await hidden.restore()).toEqual([])
+    expect(readFileSync(gitconfig).equals(before[0])).toBe(true)
+    expect(readFileSync(store).equals(before[1])).toBe(true)
+    expect(lstatSync(store).mode & 0o777).toBe(0o600)
+  })
+
+  withGit('a hard-linked config is rewritten in place: no other name keeps the credential', async () => {
+    const w = workspaceWithCheckouts()
+    const twin = path.join(w.root, 'twin-config')
+    execFileSync('ln', [w.deps.config, twin])
+    const hidden = await hideCredentials(w.workspace, new Redactor(), newCredentialState(w.runnerTemp))
+    expect(filesHolding(w.root, [w.secrets.pat])).toEqual([])
+    expect(readFileSync(twin).equals(readFileSync(w.deps.config))).toBe(true)
+    expect(await hidden.restore()).toEqual([])
+    expect(lstatSync(twin).ino).toBe(lstatSync(w.deps.config).ino)
+    expectUnchanged(w)
   })
 
   test('a workspace without repositories, or none holding credentials: nothing written, not even the state', async () => {

@@ -46,6 +46,7 @@ import {
   writeSync,
   type Dirent
 } from 'node:fs'
+import { lstat, readdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { credentialsIn, type Redactor } from '../report/redact'
@@ -129,12 +130,20 @@ function configsOfGitDir(gitDir: string, out: Set<string>): void {
   }
 }
 
+/** A folder that is a git directory itself (a bare repository): HEAD, config and objects. */
+function isBareRepository(entries: Dirent[]): boolean {
+  const names = new Set(entries.map(e => e.name))
+  return names.has('HEAD') && names.has('config') && names.has('objects')
+}
+
 /**
- * Every git repository under `root`, at any depth: `.git` folders and gitfiles
- * (submodules, worktrees), never following symlinks nor crossing into another
- * file system, bounded by MAX_WALK_ENTRIES and MAX_WALK_DEPTH.
+ * Every git repository under `root`, at any depth: `.git` folders, gitfiles
+ * (submodules, worktrees) and bare repositories, never following symlinks
+ * nor crossing into another file system, bounded by MAX_WALK_ENTRIES and
+ * MAX_WALK_DEPTH. Asynchronous, so a large workspace does not hold up the
+ * first model request.
  */
-export function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIES, depth: MAX_WALK_DEPTH }): FoundConfigs {
+export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIES, depth: MAX_WALK_DEPTH }): Promise<FoundConfigs> {
   const out = new Set<string>()
   let seen = 0
   let truncated = false
@@ -151,8 +160,12 @@ export function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIE
     const [dir, depth] = stack.pop() as [string, number]
     let entries: Dirent[]
     try {
-      entries = readdirSync(dir, { withFileTypes: true })
+      entries = await readdir(dir, { withFileTypes: true })
     } catch {
+      continue
+    }
+    if (dir !== root && isBareRepository(entries)) {
+      configsOfGitDir(dir, out)
       continue
     }
     for (const e of entries) {
@@ -173,7 +186,7 @@ export function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIE
         continue
       }
       try {
-        if (lstatSync(p).dev !== top) continue
+        if ((await lstat(p)).dev !== top) continue
       } catch {
         continue
       }
@@ -368,6 +381,8 @@ export interface HiddenFile {
   uid: number
   gid: number
   mode: number
+  /** hard-linked: rewritten in place, so no other name keeps the old bytes */
+  inPlace?: boolean
 }
 
 interface Scan {
@@ -387,14 +402,37 @@ function readSmallFile(p: string): { bytes: Buffer; st: import('node:fs').Stats 
   }
 }
 
+/** The user-wide git configs and credential stores of a home folder (what `git config --global` and the `store` helper use). */
+function homeFiles(home: string | undefined): { configs: string[]; stores: string[] } {
+  if (!home) return { configs: [], stores: [] }
+  return {
+    configs: [path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')],
+    stores: [path.join(home, '.git-credentials'), path.join(home, '.config', 'git', 'credentials')]
+  }
+}
+
+export interface ScanOptions {
+  /** also the user-wide configs and credential stores of this home folder (the runner user's, in sandbox: none) */
+  home?: string
+}
+
 /** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
-function scan(workspace: string): Scan {
-  const found = findGitConfigs(workspace)
+async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
+  const found = await findGitConfigs(workspace)
   const out: Scan = { files: [], secrets: [], notes: [] }
   if (found.truncated) {
     out.notes.push(`the workspace is larger than ${MAX_WALK_ENTRIES} entries or ${MAX_WALK_DEPTH} folders deep; repositories beyond were not searched`)
   }
-  const queue = [...found.files]
+  const home = homeFiles(o.home)
+  const stores = new Set<string>()
+  for (const store of home.stores) {
+    try {
+      stores.add(realpathSync(store))
+    } catch {
+      // none
+    }
+  }
+  const queue = [...found.files, ...home.configs, ...stores]
   const done = new Set<string>()
   const memo = new Map<string, boolean>()
   const hasCredentials = (target: string): boolean => {
@@ -417,7 +455,7 @@ function scan(workspace: string): Scan {
     done.add(real)
     const r = readSmallFile(real)
     if (!r) continue
-    const f = findInConfig(r.bytes, real, hasCredentials)
+    const f = stores.has(real) ? findInBrokenFile(r.bytes, 'a credential store') : findInConfig(r.bytes, real, hasCredentials)
     queue.push(...f.includes)
     out.secrets.push(...f.secrets)
     if (f.cuts.length === 0) continue
@@ -428,7 +466,8 @@ function scan(workspace: string): Scan {
       stripped: applyCuts(r.bytes, f.cuts),
       uid: Number(r.st.uid),
       gid: Number(r.st.gid),
-      mode: Number(r.st.mode) & 0o7777
+      mode: Number(r.st.mode) & 0o7777,
+      inPlace: Number(r.st.nlink) > 1
     })
     out.notes.push(`${real}: ${f.what.join(', ')}`)
   }
@@ -445,8 +484,8 @@ function teach(redactor: Redactor, secrets: string[]): void {
  * holds none, while the values may still turn up elsewhere). Returns how many
  * files hold some.
  */
-export function collectCredentials(workspace: string, redactor: Redactor, log?: Log): number {
-  const s = scan(workspace)
+export async function collectCredentials(workspace: string, redactor: Redactor, log?: Log, o: ScanOptions = {}): Promise<number> {
+  const s = await scan(workspace, o)
   teach(redactor, s.secrets)
   for (const note of s.notes) log?.(`Git credentials: ${note}.`)
   return s.files.length
@@ -468,8 +507,14 @@ function writeExact(h: HiddenFile, bytes: Buffer): void {
   if (realpathSync(dir) !== h.dirReal) throw new Error(`its folder was replaced`)
   const me = typeof process.getuid === 'function' ? process.getuid() : -1
   const canOwn = me === 0 || me === h.uid
-  if (canOwn) {
-    const tmp = path.join(dir, `.${path.basename(h.path)}.bash-agent-${randomBytes(6).toString('hex')}`)
+  let exists = true
+  try {
+    lstatSync(h.path)
+  } catch {
+    exists = false
+  }
+  if (canOwn && !(h.inPlace && exists)) {
+    const tmp = path.join(dir, `${tempPrefix(h.path)}${randomBytes(6).toString('hex')}`)
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
     try {
       writeAll(fd, bytes)
@@ -506,6 +551,20 @@ function writeExact(h: HiddenFile, bytes: Buffer): void {
   }
 }
 
+/** Our temporary files beside `file` (one a kill left behind holds the original bytes). */
+const tempPrefix = (file: string) => `.${path.basename(file)}.bash-agent-`
+
+function removeOurTemps(file: string): void {
+  const prefix = tempPrefix(file)
+  try {
+    for (const name of readdirSync(path.dirname(file))) {
+      if (name.startsWith(prefix)) unlinkSync(path.join(path.dirname(file), name))
+    }
+  } catch {
+    // nothing to clean
+  }
+}
+
 function writeAll(fd: number, bytes: Buffer): void {
   let at = 0
   while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at)
@@ -523,6 +582,7 @@ interface SavedFile {
   uid: number
   gid: number
   mode: number
+  inPlace?: boolean
 }
 
 interface Saved {
@@ -615,8 +675,14 @@ export interface HiddenCredentials {
  * secret value first. The original bytes go to the state `ref`
  * (newCredentialState) before any file changes.
  */
-export async function hideCredentials(workspace: string, redactor: Redactor, ref: string, log: Log = () => undefined): Promise<HiddenCredentials> {
-  const s = scan(workspace)
+export async function hideCredentials(
+  workspace: string,
+  redactor: Redactor,
+  ref: string,
+  log: Log = () => undefined,
+  o: ScanOptions = {}
+): Promise<HiddenCredentials> {
+  const s = await scan(workspace, o)
   teach(redactor, s.secrets)
   const files = s.files
   if (files.length > 0) {
@@ -670,6 +736,7 @@ function putBack(files: HiddenFile[], log: Log): string[] {
       }
       if (current === undefined || !current.equals(f.stripped)) discarded.push(f.path)
       writeExact(f, f.original)
+      removeOurTemps(f.path)
     } catch (e) {
       problems.push(`git credentials not put back in ${f.path}: ${(e as Error).message}`)
     }

@@ -824,7 +824,8 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const credentialState = opts.credentialState ?? newCredentialState(tag ? path.dirname(tag.path) : os.tmpdir())
   let git: HiddenCredentials = { files: [], restore: async () => [] }
   try {
-    git = await hideCredentials(opts.workspace, opts.redactor, credentialState, opts.log)
+    // the runner user's own configs and credential store too: commands run as that user in none mode (also a fallback to it)
+    git = await hideCredentials(opts.workspace, opts.redactor, credentialState, opts.log, { home: opts.env.HOME ?? os.homedir() })
   } catch (e) {
     opts.log(`Git credentials: could not check the workspace git configs (${(e as Error).message}).`)
   }
