@@ -210,3 +210,44 @@ describe('looksLikeCredential', () => {
     }
   })
 })
+
+describe('the README documents the built-in list', () => {
+  test('every built-in name and location name is in the README table, and every never-passed kind is named', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { LOCATION_NAMES } = await import('../src/sandbox/env')
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const section = readme.slice(readme.indexOf('### Environment of the commands'), readme.indexOf('### Git credentials in the workspace'))
+    for (const name of [...BUILTIN_NAMES, ...LOCATION_NAMES, 'LC_*']) expect({ name, documented: section.includes(`\`${name}\``) }).toEqual({ name, documented: true })
+    for (const name of ['INPUT_*', 'ANTHROPIC_*', 'ACTIONS_*', 'GITHUB_TOKEN', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']) {
+      expect(section).toContain(`\`${name}\``)
+    }
+  })
+})
+
+describe('the pass-env input', () => {
+  const read = async (passEnv: string | undefined) => {
+    const { readSettings } = await import('../src/settings')
+    const env: NodeJS.ProcessEnv = { 'INPUT_ANTHROPIC-API-KEY': 'sk-ant-test-key-123456' }
+    if (passEnv !== undefined) env['INPUT_PASS-ENV'] = passEnv
+    const saved = { ...process.env }
+    try {
+      for (const k of Object.keys(process.env)) if (k.startsWith('INPUT_')) delete process.env[k]
+      Object.assign(process.env, env)
+      return readSettings(process.env)
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k]
+      Object.assign(process.env, saved)
+    }
+  }
+
+  test('one name a line, blank lines and spaces ignored, a trailing * allowed; empty by default', async () => {
+    expect((await read(undefined)).passEnv).toEqual([])
+    expect((await read('  MY_FLAG \n\nNPM_CONFIG_*\r\n')).passEnv).toEqual(['MY_FLAG', 'NPM_CONFIG_*'])
+  })
+
+  test('a lone *, a * inside a name, or something that is not a name fails with a line naming the input', async () => {
+    for (const bad of ['*', 'A*B', 'FOO BAR', '$(id)', 'X=1', '-X']) {
+      await expect(read(`OK\n${bad}`)).rejects.toThrow(/^Input pass-env must list variable names/)
+    }
+  })
+})
