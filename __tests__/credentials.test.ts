@@ -338,6 +338,52 @@ describe('hide and put back (sandbox: none)', () => {
     expectUnchanged(w)
   })
 
+  withGit('a gitfile or include pointing outside the workspace never gets a system file changed: only git directories and git configs are', async () => {
+    const w = workspaceWithCheckouts()
+    // a "system" folder with an INI-like file that is no git config, and one that is a valid config holding a token
+    const system = path.join(w.root, 'etc')
+    mkdirSync(system)
+    const hash = `$6$${alnum(16)}$${alnum(80)}`
+    const shadow = path.join(system, 'config')
+    writeFileSync(shadow, `root:${hash}:19000:0:99999:7:::\n`)
+    const unit = path.join(system, 'service.conf')
+    const unitToken = alnum(40)
+    writeFileSync(unit, `[service]\n\tenvironment = TOKEN=${unitToken}\n`)
+    const before = [readFileSync(shadow), readFileSync(unit)]
+    // planted by an earlier step's tarball: a gitfile to the folder, includes of both files
+    const planted = path.join(w.workspace, 'vendor', 'evil')
+    mkdirSync(planted, { recursive: true })
+    writeFileSync(path.join(planted, '.git'), `gitdir: ${system}\n`)
+    appendFileSync(w.deps.config, `[include]\n\tpath = ${unit}\n\tpath = ${shadow}\n`)
+    w.bytes.set(w.deps.config, readFileSync(w.deps.config))
+    const redactor = new Redactor()
+    const { logs, log } = logsOf()
+    const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), log)
+    expect(readFileSync(shadow).equals(before[0])).toBe(true)
+    expect(readFileSync(unit).equals(before[1])).toBe(true)
+    expect(hidden.files).not.toContain(shadow)
+    expect(hidden.files).not.toContain(unit)
+    // the valid config's value is redacted all the same, and the repository no longer includes it
+    expect(redactor.redact(unitToken)).toBe('***')
+    expect(readFileSync(w.deps.config, 'utf8')).not.toContain(unit)
+    expect(readFileSync(w.deps.config, 'utf8')).toContain(shadow) // no credentials file: the include stays
+    expect(logs.join('\n')).toContain(`${unit} (included by a repository's config) holds credentials`)
+    expect(await hidden.restore()).toEqual([])
+    expect(readFileSync(shadow).equals(before[0])).toBe(true)
+    expectUnchanged(w)
+  })
+
+  withGit('placeholder passwords of local services are taken out of URLs but not taught (they would wreck output)', async () => {
+    const root = mkdtempSync(path.join(tmp, 'pg-'))
+    const r = newRepo(path.join(root, 'svc'))
+    git(r.dir, 'config', 'remote.db.url', 'postgres://postgres:postgres@localhost/db')
+    const redactor = new Redactor()
+    const hidden = await hideCredentials(root, redactor, newCredentialState(root))
+    expect(git(r.dir, 'config', 'remote.db.url').trim()).toBe('postgres://localhost/db')
+    expect(redactor.redact('connect as postgres')).toBe('connect as postgres')
+    expect(await hidden.restore()).toEqual([])
+  })
+
   test('a workspace without repositories, or none holding credentials: nothing written, not even the state', async () => {
     const dir = mkdtempSync(path.join(tmp, 'plain-'))
     writeFileSync(path.join(dir, 'a.txt'), 'x')

@@ -50,7 +50,7 @@ import { lstat, readdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { credentialsIn, type Redactor } from '../report/redact'
-import { looksLikeCredential } from './env'
+import { credentialParts, looksLikeCredential } from './env'
 import { ConfigSyntaxError, parseConfig, quoteValue, type ConfigEntry } from './gitconfig'
 
 /** The walk over the workspace stops after this many directory entries (and says so). */
@@ -63,6 +63,7 @@ const MAX_CONFIG_BYTES = 4 * 1024 * 1024
 const GIT_INTERNALS = new Set(['objects', 'refs', 'logs', 'hooks', 'info', 'lfs', 'rr-cache'])
 
 const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[^\\/]*\.config$/i
+const PLACEHOLDER_PASSWORD = /^(?:password|passw0rd|changeme|example|postgres|secret)$/i
 /** `scheme://user[:password]@`: a URL carrying credentials. */
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
 
@@ -92,7 +93,7 @@ function gitDirOf(dotGit: string, entry: Dirent): string | undefined {
 }
 
 /** The config files of one git directory: its (common) config, worktree configs, and its submodules' configs. */
-function configsOfGitDir(gitDir: string, out: Set<string>): void {
+function configsOfGitDir(gitDir: string, out: Set<string>, root: string): void {
   let common = gitDir
   try {
     common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
@@ -106,8 +107,11 @@ function configsOfGitDir(gitDir: string, out: Set<string>): void {
       return false
     }
   }
-  for (const f of [path.join(common, 'config'), path.join(gitDir, 'config'), path.join(gitDir, 'config.worktree'), path.join(common, 'config.worktree')]) {
-    if (isFile(f)) out.add(f)
+  // outside the workspace only folders that are git directories (a HEAD beside the config): a gitfile may point anywhere
+  const gitDirectory = (dir: string) => isFile(path.join(dir, 'HEAD')) || isInside(dir, root)
+  for (const dir of [gitDir, common]) {
+    if (!gitDirectory(dir)) continue
+    for (const f of [path.join(dir, 'config'), path.join(dir, 'config.worktree')]) if (isFile(f)) out.add(f)
   }
   // submodules (<common>/modules/**) and linked worktrees (<common>/worktrees/*)
   const stack: Array<[string, number]> = [
@@ -124,10 +128,15 @@ function configsOfGitDir(gitDir: string, out: Set<string>): void {
     }
     for (const e of entries) {
       const p = path.join(dir, e.name)
-      if (e.isFile() && (e.name === 'config' || e.name === 'config.worktree')) out.add(p)
+      if (e.isFile() && (e.name === 'config' || e.name === 'config.worktree') && gitDirectory(dir)) out.add(p)
       else if (e.isDirectory() && depth < 16 && !GIT_INTERNALS.has(e.name)) stack.push([p, depth + 1])
     }
   }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
 /** A folder that is a git directory itself (a bare repository): HEAD, config and objects. */
@@ -165,7 +174,7 @@ export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_
       continue
     }
     if (dir !== root && isBareRepository(entries)) {
-      configsOfGitDir(dir, out)
+      configsOfGitDir(dir, out, root)
       continue
     }
     for (const e of entries) {
@@ -177,7 +186,7 @@ export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_
       const p = path.join(dir, e.name)
       if (e.name === '.git') {
         const gitDir = gitDirOf(p, e)
-        if (gitDir) configsOfGitDir(gitDir, out)
+        if (gitDir) configsOfGitDir(gitDir, out, root)
         continue // a git directory is not searched for work trees
       }
       if (!e.isDirectory()) continue // symlinks included: never followed
@@ -233,10 +242,12 @@ function userinfoSecrets(userinfo: string): string[] {
       // not percent-encoded
     }
   }
-  if (password !== undefined && password.length > 0) add(password)
+  // placeholder passwords of local services (`postgres://postgres:postgres@localhost`) are no secret: redacting them would wreck output
+  const real = password !== undefined && password.length > 0 && password !== user && !PLACEHOLDER_PASSWORD.test(password)
+  if (real) add(password)
   // a user name that is a token (`https://ghp_...@github.com`, a Sentry key), but not `git` or `octocat`
   if (password === undefined ? user.length >= 16 || looksLikeCredential(user) : looksLikeCredential(user)) add(user)
-  if (password !== undefined && password.length > 0) add(userinfo)
+  if (real) add(userinfo)
   return out
 }
 
@@ -257,7 +268,7 @@ function secretsOfValue(e: ConfigEntry): string[] {
   const value = e.value ?? ''
   out.push(value)
   if (e.raw && e.raw.trim() !== value) out.push(Buffer.from(e.raw.trim(), 'latin1').toString('utf8'))
-  out.push(...credentialsIn(value))
+  out.push(...credentialsIn(value), ...credentialParts(value))
   // `Header: credential` of any other scheme
   const colon = value.indexOf(':')
   if (colon > 0) out.push(value.slice(colon + 1).trim())
@@ -265,15 +276,20 @@ function secretsOfValue(e: ConfigEntry): string[] {
   return out
 }
 
-/** The cuts and secrets of one config file's bytes. `hasCredentials(file)` says whether an included file holds some. */
-function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean): FileFindings {
+/**
+ * The cuts and secrets of one config file's bytes. `hasCredentials(file)` says
+ * whether an included file holds some. A file git cannot read is searched line
+ * by line only when `lineByLine` (a file in the workspace): an include or
+ * gitfile may point at any file of the system, which is then left alone.
+ */
+function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean, lineByLine: boolean): FileFindings {
   const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
   let parsed
   try {
     parsed = parseConfig(bytes)
   } catch (e) {
     if (!(e instanceof ConfigSyntaxError)) throw e
-    return findInBrokenFile(bytes, `not a valid git config (${e.message})`)
+    return lineByLine ? findInBrokenFile(bytes, `not a valid git config (${e.message})`) : f
   }
   const { entries, sections } = parsed
   const text = bytes.toString('latin1')
@@ -433,13 +449,26 @@ async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
     }
   }
   const queue = [...found.files, ...home.configs, ...stores]
+  const realOf = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return p
+    }
+  }
+  const workspaceReal = realOf(workspace)
+  const inWorkspace = (p: string) => isInside(p, workspaceReal)
+  // what may be changed: files in the workspace, repository configs, checkout's credential files, the home's
+  // git files; any other file an include points at is only read (its values taught), never written
+  const known = new Set([...found.files, ...home.configs].map(realOf))
+  const mayChange = (real: string) => inWorkspace(real) || known.has(real) || stores.has(real) || CHECKOUT_CREDENTIALS_FILE.test(real)
   const done = new Set<string>()
   const memo = new Map<string, boolean>()
   const hasCredentials = (target: string): boolean => {
     if (memo.has(target)) return memo.get(target) as boolean
     memo.set(target, false) // include loops
     const r = readSmallFile(target)
-    const yes = r !== undefined && findInConfig(r.bytes, target, hasCredentials).cuts.length > 0
+    const yes = r !== undefined && findInConfig(r.bytes, target, hasCredentials, inWorkspace(realOf(target))).cuts.length > 0
     memo.set(target, yes)
     return yes
   }
@@ -455,10 +484,14 @@ async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
     done.add(real)
     const r = readSmallFile(real)
     if (!r) continue
-    const f = stores.has(real) ? findInBrokenFile(r.bytes, 'a credential store') : findInConfig(r.bytes, real, hasCredentials)
+    const f = stores.has(real) ? findInBrokenFile(r.bytes, 'a credential store') : findInConfig(r.bytes, real, hasCredentials, inWorkspace(real))
     queue.push(...f.includes)
     out.secrets.push(...f.secrets)
     if (f.cuts.length === 0) continue
+    if (!mayChange(real)) {
+      out.notes.push(`${real} (included by a repository's config) holds credentials; its values are redacted, the file is left as it is`)
+      continue
+    }
     out.files.push({
       path: real,
       dirReal: path.dirname(real),

@@ -89,6 +89,24 @@ export function looksLikeCredential(value: string): boolean {
   return /(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/.test(value)
 }
 
+/**
+ * The parts of a value that make it look like a credential, to teach a
+ * redactor: token shapes, credentials of headers and URLs, random-looking runs.
+ */
+export function credentialParts(value: string): string[] {
+  if (typeof value !== 'string') return []
+  const out = new Set<string>()
+  for (const re of CREDENTIAL_SHAPES) {
+    for (const m of value.matchAll(new RegExp(re.source, 'g'))) if (!m[0].includes('hooks.slack.com')) out.add(m[0])
+  }
+  for (const c of credentialsIn(value)) out.add(c)
+  for (const run of value.match(/[A-Za-z0-9]{24,}/g) ?? []) {
+    if (/[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)) out.add(run)
+  }
+  for (const run of value.match(/(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g) ?? []) out.add(run)
+  return [...out].filter(p => p.trim().length >= MIN_SECRET_LENGTH)
+}
+
 /** An absolute path (POSIX, or a Windows drive path) that is nothing else: no URL, no user, no line break. */
 function isLocation(value: string): boolean {
   return (
@@ -160,7 +178,7 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
       if (holdsForbidden(value)) continue
       if (isSecretName(name) || looksLikeCredential(value)) {
         o.redactor.add(value)
-        for (const c of credentialsIn(value)) o.redactor.add(c)
+        for (const c of credentialParts(value)) o.redactor.add(c)
       }
       out[name] = value
       continue
