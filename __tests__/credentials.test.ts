@@ -384,6 +384,17 @@ describe('hide and put back (sandbox: none)', () => {
     expect(await hidden.restore()).toEqual([])
   })
 
+  withGit('the state cannot be saved: the credentials are taken out all the same (fail closed) and this step puts them back', async () => {
+    const w = workspaceWithCheckouts()
+    const ref = newCredentialState(path.join(w.root, 'no-such-folder'))
+    const { logs, log } = logsOf()
+    const hidden = await hideCredentials(w.workspace, new Redactor(), ref, log)
+    expect(filesHolding(w.workspace, Object.values(w.secrets))).toEqual([])
+    expect(logs.join('\n')).toMatch(/could not be saved for the post step .*; if this step is killed, they stay removed/)
+    expect(await hidden.restore()).toEqual([])
+    expectUnchanged(w)
+  })
+
   test('a workspace without repositories, or none holding credentials: nothing written, not even the state', async () => {
     const dir = mkdtempSync(path.join(tmp, 'plain-'))
     writeFileSync(path.join(dir, 'a.txt'), 'x')

@@ -718,12 +718,19 @@ export async function hideCredentials(
   const s = await scan(workspace, o)
   teach(redactor, s.secrets)
   const files = s.files
+  let saved = true
   if (files.length > 0) {
-    writeState(ref, {
-      version: 1,
-      secrets: [...new Set(s.secrets)],
-      files: files.map(f => ({ ...f, original: f.original.toString('base64'), stripped: f.stripped.toString('base64') }))
-    })
+    try {
+      writeState(ref, {
+        version: 1,
+        secrets: [...new Set(s.secrets)],
+        files: files.map(f => ({ ...f, original: f.original.toString('base64'), stripped: f.stripped.toString('base64') }))
+      })
+    } catch (e) {
+      // still taken out (fail closed): this step puts them back; only a kill would leave them removed
+      saved = false
+      log(`Git credentials: the original configs could not be saved for the post step (${(e as Error).message}); if this step is killed, they stay removed.`)
+    }
   }
   const problems: string[] = []
   for (const f of files) {
@@ -743,7 +750,7 @@ export async function hideCredentials(
       const r = putBack(files, log)
       if (r.length === 0) {
         restored = true
-        removeState(ref)
+        if (saved) removeState(ref)
       }
       return r
     }
