@@ -148,9 +148,10 @@ describe('commandEnv', () => {
     expect(out.NIX_JDK_HOME).toBe('/nix/store/0c7m7zb5w6xqk0fwl8q1hsw5x4kmhq6v-openjdk-17')
   })
 
-  test('a harmless name holding a known secret or a credential is withheld', () => {
-    const { out } = build(runnerEnv({ TERM: `xterm ${GITHUB_TOKEN}`, LANG: `https://u:${rand(12)}@h/`, LC_NAME: `AUTHORIZATION: basic ${b64(`x:${rand(20)}`)}` }))
-    for (const name of ['TERM', 'LANG', 'LC_NAME']) expect(out).not.toHaveProperty(name)
+  test('a harmless name holding a known secret or a credential is withheld, and LC_* does not let a secret-looking name in', () => {
+    const env = runnerEnv({ TERM: `xterm ${GITHUB_TOKEN}`, LANG: `https://u:${rand(12)}@h/`, LC_NAME: `AUTHORIZATION: basic ${b64(`x:${rand(20)}`)}`, LC_API_TOKEN: 'plain-looking' })
+    const out = commandEnv(env, { passEnv: [], redactor: new Redactor([GITHUB_TOKEN]), ...sandboxUser })
+    for (const name of ['TERM', 'LANG', 'LC_NAME', 'LC_API_TOKEN']) expect(out).not.toHaveProperty(name)
   })
 
   test('pass-env: a name, and a prefix with *, are passed; a credential-looking value passed is taught to the redactor', () => {

@@ -183,7 +183,7 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
       out[name] = value
       continue
     }
-    const builtin = BUILTIN_NAMES.includes(name) || BUILTIN_PREFIXES.some(p => name.startsWith(p))
+    const builtin = BUILTIN_NAMES.includes(name) || (BUILTIN_PREFIXES.some(p => name.startsWith(p)) && !isSecretName(name))
     if (builtin) {
       if (!o.redactor.contains(value) && !holdsForbidden(value) && credentialsIn(value).length === 0) out[name] = value
       continue
