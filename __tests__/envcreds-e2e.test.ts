@@ -222,6 +222,33 @@ describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
     expect(d.run.stdout).toMatch(/Git credentials put back in /)
   })
 
+  withGit('an agent that plants core.fsmonitor and its own extraheader in a nested checkout\'s config: the original bytes come back, the log says its edits were discarded', async () => {
+    const w = nestedCheckouts()
+    const pwned = path.join(os.tmpdir(), `pwned-${randomUUID()}`)
+    const d = await run(
+      [
+        {
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_plant',
+              name: 'bash',
+              input: { command: `git -C deps/lib config core.fsmonitor "touch ${pwned}" && git -C deps/lib config --add http.https://github.com/.extraheader "X-Evil: 1" && rm a/b/c/.git/config && echo planted` }
+            }
+          ],
+          stop_reason: 'tool_use'
+        },
+        text('Planted.')
+      ],
+      { workspace: w.workspace, runnerTemp: w.runnerTemp }
+    )
+    expect(d.results[0]).toContain('planted')
+    w.configs.forEach((c, i) => expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true }))
+    expect(d.run.stdout).toMatch(/changed during the run; the original file is back and the agent's edits to it are discarded/)
+    git(path.join(w.workspace, 'deps', 'lib'), 'status', '--short')
+    expect(existsSync(pwned)).toBe(false)
+  })
+
   withGit('the main step killed while a command runs: the post step puts every config back byte for byte', async () => {
     const w = nestedCheckouts()
     const sentinel = `ready-${randomUUID()}`
