@@ -24,7 +24,7 @@ import {
 } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { collectCredentials, credentialsPending, findGitConfigs, hideCredentials, newCredentialState, restoreFromState } from '../src/sandbox/credentials'
+import { collectCredentials, credentialsPending, findGitConfigs, hideCredentials, newCredentialState, removeCredentials, restoreFromState } from '../src/sandbox/credentials'
 import { parseConfig } from '../src/sandbox/gitconfig'
 import { Redactor } from '../src/report/redact'
 
@@ -393,6 +393,19 @@ describe('hide and put back (sandbox: none)', () => {
     expect(logs.join('\n')).toMatch(/could not be saved for the post step .*; if this step is killed, they stay removed/)
     expect(await hidden.restore()).toEqual([])
     expectUnchanged(w)
+  })
+
+  withGit('removeCredentials (a working copy): every credential inside goes for good, nothing outside is changed, nothing saved', async () => {
+    const w = workspaceWithCheckouts()
+    const redactor = new Redactor()
+    const credsBefore = readFileSync(w.credentials)
+    const tempBefore = readdirSync(w.runnerTemp).sort()
+    expect(await removeCredentials(w.workspace, redactor)).toEqual([])
+    expect(filesHolding(w.workspace, Object.values(w.secrets))).toEqual([])
+    expect(readFileSync(w.credentials).equals(credsBefore)).toBe(true) // checkout's file outside the copy: untouched
+    expect(readdirSync(w.runnerTemp).sort()).toEqual(tempBefore) // no state written
+    expect(git(w.top.dir, 'config', '--list', '--includes')).not.toMatch(/extraheader/i)
+    for (const s of Object.values(w.secrets)) expect(redactor.redact(s)).toBe('***')
   })
 
   test('a workspace without repositories, or none holding credentials: nothing written, not even the state', async () => {

@@ -524,6 +524,35 @@ export async function collectCredentials(workspace: string, redactor: Redactor, 
   return s.files.length
 }
 
+/**
+ * Take every credential out of the repositories under `root` for good, with
+ * nothing saved to put back: for a working copy that must hold none (sandbox:
+ * user). Only files inside `root` are changed (a copied config's includes of
+ * checkout's credential files are cut from it; the files themselves stay).
+ * Teaches the redactor the values. Returns the problems, none when all went well.
+ */
+export async function removeCredentials(root: string, redactor: Redactor, log?: Log): Promise<string[]> {
+  const s = await scan(root)
+  teach(redactor, s.secrets)
+  let rootReal = root
+  try {
+    rootReal = realpathSync(root)
+  } catch {
+    // checked by the walk
+  }
+  const problems: string[] = []
+  for (const f of s.files) {
+    if (!isInside(f.path, rootReal)) continue
+    try {
+      writeExact(f, f.stripped)
+    } catch (e) {
+      problems.push(`${f.path}: ${(e as Error).message}`)
+    }
+  }
+  if (s.files.length > 0) log?.(`Git credentials removed from the working copy (${s.files.filter(f => isInside(f.path, rootReal)).length} files).`)
+  return problems
+}
+
 // ---------------------------------------------------------------------------
 // Writing files without a child process, never through a symlink
 // ---------------------------------------------------------------------------
