@@ -17,7 +17,14 @@
 //   - a value holding a URL with a user or password (remote.*.url set to
 //     `https://x-access-token:TOKEN@github.com/o/r`): the value stays, the
 //     `user:password@` goes;
-//   - any other value that looks like a credential (looksLikeCredential).
+//   - any other value that looks like a credential (looksLikeCredential);
+//   - in a credential store (~/.git-credentials), every line holding one.
+// Searched: every repository under the workspace (any depth, no symlinks
+// followed, bounded), the files their configs include, and, when asked, the
+// home folder's git configs and credential stores. A file outside the
+// workspace is changed only when it is a git directory's config, checkout's
+// credentials file or one of those home files: an include or a gitfile may
+// point at any file of the system, which is then only read.
 //
 // State before change: the original bytes of every file are written,
 // encrypted (AES-256-GCM, key kept in the action's state, not beside the
