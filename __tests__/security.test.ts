@@ -320,7 +320,8 @@ const PROBES: Record<string, string> = {
   ps_eww: 'ps eww -A',
   memory: 'head -c 4096 /proc/$PPID/mem 2>&1 | head -c 200; grep -a -c sk-ant /proc/$PPID/maps 2>&1',
   git_config: 'cat .git/config; git config --list --show-origin',
-  git_credentials_file: 'ls -la "$RUNNER_TEMP" 2>&1; cat "$RUNNER_TEMP"/git-credentials-*.config 2>&1; cat "$RUNNER_TEMP"/*.sh 2>&1',
+  // RUNNER_TEMP is withheld from commands; an attacker knows the runner's layout (it sits beside the workspace here)
+  git_credentials_file: 'T="${RUNNER_TEMP:-$(dirname "$PWD")/_temp}"; ls -la "$T" 2>&1; cat "$T"/git-credentials-*.config 2>&1; cat "$T"/*.sh 2>&1',
   base64: fromParent('printf %s "$v" | base64 -w0; echo; printf "%s\\n" "$v" | base64; printf "X%s" "$v" | base64 -w0; echo; printf "XY%s" "$v" | basenc --base64url -w0; echo'),
   base64_environ: 'base64 < "$RUNNER_TEMP/env-dump"',
   url_encoded: fromParent(`node -e 'const v=process.argv[1];console.log(encodeURIComponent(v));console.log(new URLSearchParams({v}).toString());console.log(escape(v))' "$v"`),

@@ -27,6 +27,7 @@ function settings(over: Partial<Settings> = {}): Settings {
     timeoutMinutes: 30,
     maxCostUsd: undefined,
     changes: 'apply',
+    passEnv: [],
     ...over
   }
 }

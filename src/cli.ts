@@ -10,7 +10,9 @@ import { appendTask, closeUnfinished } from './agent/history'
 import { formatUsd } from './agent/cost'
 import { runBash } from './tools/bash'
 import { commandRunner } from './tools/runner'
-import { Redactor, scrubEnv, secretsFromEnv } from './report/redact'
+import { Redactor, secretsFromEnv } from './report/redact'
+import { commandEnv as allowedEnv } from './sandbox/env'
+import { homedir, tmpdir, userInfo } from 'node:os'
 import type { MessageParam } from './types'
 
 const yellow = (s: string) => `\x1b[33m${s}\x1b[0m`
@@ -70,7 +72,14 @@ async function cli(): Promise<number> {
   const { model } = settings
   const redactor = new Redactor(secretsFromEnv(env))
   for (const secret of [settings.apiKey, settings.authToken]) if (secret) redactor.add(secret)
-  const commandEnv = scrubEnv(env, redactor)
+  // PASS_ENV: names (one a line or comma-separated, `*` suffix allowed) the commands may see beyond the built-in list
+  const commandEnv = allowedEnv(env, {
+    passEnv: (env.PASS_ENV ?? '').split(/[\n,]/).map(s => s.trim()).filter(Boolean),
+    home: env.HOME ?? homedir(),
+    user: env.USER ?? userInfo().username,
+    tmpdir: env.TMPDIR ?? tmpdir(),
+    redactor
+  })
   const cwd = process.cwd()
   const system = systemPrompt({
     workspace: cwd,

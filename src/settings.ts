@@ -2,6 +2,7 @@
 // line naming the input, before any network call.
 import { EFFORTS, type Effort } from './agent/request'
 import { CHANGES_MODES, type ChangesMode } from './changes/modes'
+import { PASS_ENV_ENTRY } from './sandbox/env'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'
@@ -37,6 +38,8 @@ export interface Settings {
   githubWriteIntervalMs: number
   /** what becomes of the agent's changes (src/changes) */
   changes: ChangesMode
+  /** extra environment variables the commands may see: names, or prefixes ending in `*` */
+  passEnv: string[]
 }
 
 export class SettingsError extends Error {}
@@ -76,6 +79,12 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!CHANGES_MODES.includes(changes)) {
     throw new SettingsError(`Input changes must be one of ${CHANGES_MODES.map(m => `"${m}"`).join(', ')}, got "${changes}".`)
   }
+  const passEnv = lines(input('pass-env'))
+  for (const name of passEnv) {
+    if (!PASS_ENV_ENTRY.test(name)) {
+      throw new SettingsError(`Input pass-env must list variable names (one a line, a trailing * allowed), got "${name}".`)
+    }
+  }
 
   return {
     task: input('task').trim(),
@@ -98,7 +107,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
     maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
     githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000),
-    changes
+    changes,
+    passEnv
   }
 }
 

@@ -1,6 +1,6 @@
 // The one home of secret redaction. Every text that leaves the process (comments,
-// step summary, outputs, transcripts, logs) passes through a Redactor, and every
-// command the agent runs gets an environment cleaned by scrubEnv.
+// step summary, outputs, transcripts, logs) passes through a Redactor. (What
+// environment commands get is sandbox/env.ts's allowlist.)
 //
 // For each known secret S the redactor searches for:
 //   - S itself, also with any of its non-alphanumeric characters percent-encoded
@@ -442,50 +442,6 @@ export function secretsFromEnv(env: Record<string, string | undefined>): string[
     if (typeof value !== 'string') continue
     if (isSecretName(name)) add(value)
     for (const c of credentialsIn(value)) add(c)
-  }
-  return out
-}
-
-/**
- * Runner file-command paths: a command writing to them would change the
- * environment, PATH, outputs or summary of later steps of the job.
- */
-const FILE_COMMANDS = new Set(['GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY'])
-
-/**
- * Variables that hand out access without holding a secret themselves: an SSH
- * agent's socket, programs git or ssh ask for passwords.
- */
-const ACCESS_NAMES = new Set(['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'GPG_AGENT_INFO'])
-
-/** Whether a variable must never reach a command the agent runs, whatever its value. */
-function isForbiddenName(name: string): boolean {
-  const n = normalName(name)
-  return (
-    n.startsWith('INPUT_') ||
-    n.startsWith('ANTHROPIC_') ||
-    n.startsWith('ACTIONS_') ||
-    FILE_COMMANDS.has(n) ||
-    ACCESS_NAMES.has(n) ||
-    isSecretName(name)
-  )
-}
-
-/**
- * The environment for a command the agent runs: drops INPUT_*, ANTHROPIC_*,
- * ACTIONS_*, GITHUB_TOKEN, GH_TOKEN, runner file-command paths (GITHUB_ENV,
- * GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY), SSH agent
- * sockets and askpass programs, every secret-looking name, every variable
- * whose value holds a known secret, a token-shaped string or a credential (an
- * `Authorization:` header, a URL with a password), and undefined values.
- * Everything else is kept.
- */
-export function scrubEnv(env: Record<string, string | undefined>, redactor: Redactor): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) {
-    if (typeof value !== 'string' || isForbiddenName(name)) continue
-    if (redactor.contains(value) || redactor.contains(name) || credentialsIn(value).length > 0) continue
-    out[name] = value
   }
   return out
 }

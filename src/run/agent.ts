@@ -9,6 +9,8 @@ import { commandRunner } from '../tools/runner'
 import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
 import { handBack as bringBack } from '../sandbox/handback'
 import * as state from './state'
+import { newCredentialState } from '../sandbox/credentials'
+import { tmpdir } from 'node:os'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
@@ -49,6 +51,10 @@ export function startAgent(ctx: AgentContext): AgentRun {
   // Set up beside the first model request; the first command waits for it.
   // The copy's path is known at once (the prompt names it); set-up goes on beside the first model request.
   const plan = planWorkdir(settings.sandbox, workspace)
+  // none mode: where the git configs' original bytes are kept, known to the post step before anything changes
+  const credentialState = newCredentialState(process.env.RUNNER_TEMP || tmpdir())
+  out.redactor.add(credentialState.slice(0, credentialState.indexOf(':')))
+  state.setCredentials(credentialState)
   const ready = prepareSandbox({
     mode: settings.sandbox,
     workspace,
@@ -56,7 +62,9 @@ export function startAgent(ctx: AgentContext): AgentRun {
     redactor: out.redactor,
     log: out.log,
     runDir: plan.runDir,
-    saveState: state.setSandbox
+    saveState: state.setSandbox,
+    passEnv: settings.passEnv,
+    credentialState
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined

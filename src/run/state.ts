@@ -41,3 +41,7 @@ export const getCrash = (): string => core.getState('error')
 /** The sandbox's own record (run folder, namespace), saved before each change it guards. */
 export const setSandbox = (value: string): void => core.saveState('sandbox', value)
 export const getSandbox = (): string => core.getState('sandbox')
+
+/** Where none mode keeps the git configs' original bytes (and the key to them), saved before they change. */
+export const setCredentials = (ref: string): void => core.saveState('credentials', ref)
+export const getCredentials = (): string => core.getState('credentials')

@@ -1,356 +1,847 @@
-// Git credentials in `sandbox: none` (the agent works in the workspace itself):
-// the http.*.extraheader entries actions/checkout persisted, and includes of
-// its credentials files, are taken out of the workspace's git configs for the
-// run and put back afterwards (bytes, or the same entries in the same order).
-// Moved as it was from the old tools/sandbox.ts; the envcreds work replaces it
-// (credentials at any depth, never on a command line).
-import { spawn } from 'node:child_process'
-import { existsSync, lchownSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs'
+// Git credentials in the workspace, at any depth: found, taught to the
+// redactor, taken out of the files for the run (sandbox: none) and put back
+// byte for byte afterwards. Everything is done on the files' bytes in this
+// process: no credential is ever on a command line or in a child process.
+//
+// What counts as a credential (the entry is taken out, its secret values
+// taught to the redactor):
+//   - every http.*.extraheader (actions/checkout's `AUTHORIZATION: basic ...`);
+//   - include.path / includeIf.*.path pointing at a credentials file (checkout
+//     v6's git-credentials-<uuid>.config, or any file that itself holds
+//     credentials), which is taken care of the same way;
+//   - credential.helper entries (a helper would hand stored credentials to
+//     the agent's git without it reading them);
+//   - a section whose name holds a URL with a user or password
+//     (`[url "https://TOKEN@github.com/"]`, `[http "https://u:p@host/"]`):
+//     the whole section;
+//   - a value holding a URL with a user or password (remote.*.url set to
+//     `https://x-access-token:TOKEN@github.com/o/r`): the value stays, the
+//     `user:password@` goes;
+//   - any other value that looks like a credential (looksLikeCredential);
+//   - in a credential store (~/.git-credentials), every line holding one.
+// Searched: every repository under the workspace (any depth, no symlinks
+// followed, bounded), the files their configs include, and, when asked, the
+// home folder's git configs and credential stores. A file outside the
+// workspace is changed only when it is a git directory's config, checkout's
+// credentials file or one of those home files: an include or a gitfile may
+// point at any file of the system, which is then only read.
+//
+// State before change: the original bytes of every file are written,
+// encrypted (AES-256-GCM, key kept in the action's state, not beside the
+// file), to a file only we can read BEFORE any file changes. A cancel or kill
+// at any moment is then put right by restore() or, in the post step, by
+// restoreFromState().
+//
+// Putting back: each file gets its exact original bytes, owner and mode
+// again. Edits the agent made to such a file meanwhile are discarded (and
+// logged): they are edits to git config files, which later steps would run
+// (core.fsmonitor, hooks paths, filters).
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type Dirent
+} from 'node:fs'
+import { lstat, readdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { credentialsIn, type Redactor } from '../report/redact'
-import { findProgram, realpathOr } from './privilege'
+import { credentialParts, looksLikeCredential } from './env'
+import { ConfigSyntaxError, parseConfig, quoteValue, type ConfigEntry } from './gitconfig'
 
-const CREDENTIAL_KEYS = '^(http\\..*\\.extraheader|include(if\\..*)?\\.path)$'
+/** The walk over the workspace stops after this many directory entries (and says so). */
+export const MAX_WALK_ENTRIES = 500_000
+/** ...or this deep. */
+export const MAX_WALK_DEPTH = 64
+/** Config files larger than this are not read (git writes small ones). */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024
+/** Folders inside a git directory where no config lives. */
+const GIT_INTERNALS = new Set(['objects', 'refs', 'logs', 'hooks', 'info', 'lfs', 'rr-cache'])
 
-const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[0-9a-f-]+\.config$/i
+const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[^\\/]*\.config$/i
+const PLACEHOLDER_PASSWORD = /^(?:password|passw0rd|changeme|example|postgres|secret)$/i
+/** `scheme://user[:password]@`: a URL carrying credentials. */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
 
-interface ExecResult {
-  code: number | null
-  stdout: string
-  stderr: string
-  /** spawn failure or timeout */
-  error?: string
+type Log = (message: string) => void
+
+// ---------------------------------------------------------------------------
+// Finding the repositories
+// ---------------------------------------------------------------------------
+
+export interface FoundConfigs {
+  /** config files of every repository found (main, worktree and submodule configs) */
+  files: string[]
+  /** true when the walk hit MAX_WALK_ENTRIES or MAX_WALK_DEPTH */
+  truncated: boolean
 }
 
-interface ExecOptions {
-  input?: string
-  timeoutMs?: number
-  env?: NodeJS.ProcessEnv
-}
-
-/** Run a program, never throwing. */
-function exec(file: string, args: string[], o: ExecOptions = {}): Promise<ExecResult> {
-  return new Promise(resolve => {
-    let stdout = ''
-    let stderr = ''
-    let settled = false
-    const settle = (r: ExecResult): void => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      resolve(r)
-    }
-    let child: ReturnType<typeof spawn>
-    const stdio: Array<'ignore' | 'pipe' | number> = [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
-    try {
-      child = spawn(file, args, {
-        cwd: '/', // never inside the workspace: no repository discovery, no relative lookups
-        stdio,
-        env: o.env ?? { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },
-      })
-    } catch (e) {
-      resolve({ code: null, stdout: '', stderr: '', error: (e as Error).message })
-      return
-    }
-    const timer = setTimeout(() => {
-      try {
-        child.kill('SIGKILL')
-      } catch {
-        // gone
-      }
-      settle({ code: null, stdout, stderr, error: `${path.basename(file)} did not finish in time` })
-    }, o.timeoutMs ?? 60_000)
-    child.stdout?.setEncoding('utf8')
-    child.stderr?.setEncoding('utf8')
-    child.stdout?.on('data', (d: string) => {
-      stdout += d
-    })
-    child.stderr?.on('data', (d: string) => {
-      if (stderr.length < 100_000) stderr += d
-    })
-    child.on('error', e => settle({ code: null, stdout, stderr, error: e.message }))
-    child.on('close', code => settle({ code, stdout, stderr }))
-    if (o.input !== undefined && child.stdin) {
-      child.stdin.on('error', () => undefined)
-      child.stdin.end(o.input)
-    }
-  })
-}
-
-function firstLine(r: ExecResult): string {
-  const text = (r.error ?? (r.stderr.trim() || r.stdout.trim())) || `exit code ${r.code}`
-  return text.split('\n')[0].slice(0, 200)
-}
-
-export interface HiddenConfig {
-  /** the config file */
-  file: string
-  /** its real path when the credentials were taken out */
-  real: string
-  original: Buffer
-  stripped: Buffer
-  /** the entries taken out, in file order */
-  entries: Array<[string, string]>
-  /** owner of the file */
-  uid: number
-  gid: number
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: os.tmpdir(),
-    LANG: 'C',
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null'
-  }
-}
-
-async function git(gitBin: string, args: string[]): Promise<ExecResult> {
-  return exec(gitBin, args, { env: gitEnv(), timeoutMs: 30_000 })
-}
-
-/** Entries of one config file whose key matches `re`, in file order. */
-async function configEntries(gitBin: string, file: string, re: string): Promise<Array<[string, string]>> {
-  const r = await git(gitBin, ['config', '--file', file, '-z', '--get-regexp', re])
-  if (r.code !== 0) return []
-  return r.stdout
-    .split('\0')
-    .filter(rec => rec !== '')
-    .map(rec => {
-      const nl = rec.indexOf('\n')
-      return nl < 0 ? [rec, ''] : [rec.slice(0, nl), rec.slice(nl + 1)]
-    })
-}
-
-/** A POSIX extended regular expression matching exactly `value`. */
-function exactValuePattern(value: string): string {
-  return `^${value.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&')}$`
-}
-
-function gitDirOf(dir: string): string | undefined {
-  const dotGit = path.join(dir, '.git')
+/** The git directory a `.git` entry stands for: the folder itself, or where a gitfile (`gitdir: ...`) points. */
+function gitDirOf(dotGit: string, entry: Dirent): string | undefined {
+  if (entry.isDirectory()) return dotGit
+  if (!entry.isFile()) return undefined
   try {
-    const st = lstatSync(dotGit)
-    if (st.isDirectory()) return dotGit
-    if (st.isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))
-      if (m) return path.resolve(dir, m[1])
-    }
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8').slice(0, 4096))
+    return m ? path.resolve(path.dirname(dotGit), m[1]) : undefined
   } catch {
-    // not a repository
+    return undefined
   }
-  return undefined
 }
 
-/** The config files of the repositories in the workspace (and its direct subfolders): main, worktree and submodule configs. */
-function repositoryConfigs(workspace: string): string[] {
-  const dirs = [workspace]
+/** The config files of one git directory: its (common) config, worktree configs, and its submodules' configs. */
+function configsOfGitDir(gitDir: string, out: Set<string>, root: string): void {
+  let common = gitDir
   try {
-    for (const e of readdirSync(workspace, { withFileTypes: true })) {
-      if (e.isDirectory() && e.name !== '.git' && e.name !== 'node_modules') dirs.push(path.join(workspace, e.name))
-    }
+    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
   } catch {
-    // unreadable
+    // not a linked worktree
   }
-  const files: string[] = []
-  for (const dir of dirs) {
-    const gitDir = gitDirOf(dir)
-    if (!gitDir) continue
-    let common = gitDir
+  const isFile = (p: string) => {
     try {
-      common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim())
+      return lstatSync(p).isFile()
     } catch {
-      // not a worktree
+      return false
     }
-    for (const f of [path.join(common, 'config'), path.join(gitDir, 'config.worktree')]) if (existsSync(f)) files.push(f)
-    // submodules: <common>/modules/**/config
-    const stack: Array<[string, number]> = [[path.join(common, 'modules'), 0]]
-    while (stack.length > 0) {
-      const [d, depth] = stack.pop() as [string, number]
-      let entries: import('node:fs').Dirent[]
+  }
+  // outside the workspace only folders that are git directories (a HEAD beside the config): a gitfile may point anywhere
+  const gitDirectory = (dir: string) => isFile(path.join(dir, 'HEAD')) || isInside(dir, root)
+  for (const dir of [gitDir, common]) {
+    if (!gitDirectory(dir)) continue
+    for (const f of [path.join(dir, 'config'), path.join(dir, 'config.worktree')]) if (isFile(f)) out.add(f)
+  }
+  // submodules (<common>/modules/**) and linked worktrees (<common>/worktrees/*)
+  const stack: Array<[string, number]> = [
+    [path.join(common, 'modules'), 0],
+    [path.join(common, 'worktrees'), 0]
+  ]
+  while (stack.length > 0) {
+    const [dir, depth] = stack.pop() as [string, number]
+    let entries: Dirent[]
+    try {
+      entries = readdirSync(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name)
+      if (e.isFile() && (e.name === 'config' || e.name === 'config.worktree') && gitDirectory(dir)) out.add(p)
+      else if (e.isDirectory() && depth < 16 && !GIT_INTERNALS.has(e.name)) stack.push([p, depth + 1])
+    }
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/** A folder that is a git directory itself (a bare repository): HEAD, config and objects. */
+function isBareRepository(entries: Dirent[]): boolean {
+  const names = new Set(entries.map(e => e.name))
+  return names.has('HEAD') && names.has('config') && names.has('objects')
+}
+
+/**
+ * Every git repository under `root`, at any depth: `.git` folders, gitfiles
+ * (submodules, worktrees) and bare repositories, never following symlinks
+ * nor crossing into another file system, bounded by MAX_WALK_ENTRIES and
+ * MAX_WALK_DEPTH. Asynchronous, so a large workspace does not hold up the
+ * first model request.
+ */
+export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIES, depth: MAX_WALK_DEPTH }): Promise<FoundConfigs> {
+  const out = new Set<string>()
+  let seen = 0
+  let truncated = false
+  let top: number
+  try {
+    const st = lstatSync(root)
+    if (!st.isDirectory()) return { files: [], truncated }
+    top = st.dev
+  } catch {
+    return { files: [], truncated }
+  }
+  const stack: Array<[string, number]> = [[root, 0]]
+  while (stack.length > 0) {
+    const [dir, depth] = stack.pop() as [string, number]
+    let entries: Dirent[]
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch {
+      continue
+    }
+    if (dir !== root && isBareRepository(entries)) {
+      configsOfGitDir(dir, out, root)
+      continue
+    }
+    for (const e of entries) {
+      if (++seen > limits.entries) {
+        truncated = true
+        stack.length = 0
+        break
+      }
+      const p = path.join(dir, e.name)
+      if (e.name === '.git') {
+        const gitDir = gitDirOf(p, e)
+        if (gitDir) configsOfGitDir(gitDir, out, root)
+        continue // a git directory is not searched for work trees
+      }
+      if (!e.isDirectory()) continue // symlinks included: never followed
+      if (depth + 1 > limits.depth) {
+        truncated = true
+        continue
+      }
       try {
-        entries = readdirSync(d, { withFileTypes: true })
+        if ((await lstat(p)).dev !== top) continue
       } catch {
         continue
       }
-      for (const e of entries) {
-        if (e.isFile() && e.name === 'config') files.push(path.join(d, e.name))
-        else if (e.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(e.name)) stack.push([path.join(d, e.name), depth + 1])
-      }
+      stack.push([p, depth + 1])
     }
   }
-  return [...new Set(files)]
+  return { files: [...out].sort(), truncated }
 }
 
-/** Where an include.path value points, relative to the config file that holds it. */
+// ---------------------------------------------------------------------------
+// Finding the credentials in one file
+// ---------------------------------------------------------------------------
+
+interface Cut {
+  start: number
+  end: number
+  /** text put in place of [start, end) */
+  put: string
+}
+
+interface FileFindings {
+  /** secret values found, for the redactor */
+  secrets: string[]
+  /** what to change in the file */
+  cuts: Cut[]
+  /** included files to look at (credential files), resolved */
+  includes: string[]
+  /** what was found, for the log */
+  what: string[]
+}
+
+/** Teachable parts of a URL's `user[:password]`: the password, and the user when it looks like a key. */
+function userinfoSecrets(userinfo: string): string[] {
+  const out: string[] = []
+  const colon = userinfo.indexOf(':')
+  const user = colon < 0 ? userinfo : userinfo.slice(0, colon)
+  const password = colon < 0 ? undefined : userinfo.slice(colon + 1)
+  const add = (s: string) => {
+    out.push(s)
+    try {
+      const d = decodeURIComponent(s)
+      if (d !== s) out.push(d)
+    } catch {
+      // not percent-encoded
+    }
+  }
+  // placeholder passwords of local services (`postgres://postgres:postgres@localhost`) are no secret: redacting them would wreck output
+  const real = password !== undefined && password.length > 0 && password !== user && !PLACEHOLDER_PASSWORD.test(password)
+  if (real) add(password)
+  // a user name that is a token (`https://ghp_...@github.com`, a Sentry key), but not `git` or `octocat`
+  if (password === undefined ? user.length >= 16 || looksLikeCredential(user) : looksLikeCredential(user)) add(user)
+  if (real) add(userinfo)
+  return out
+}
+
+/** (Not through URL_USERINFO.test: that moves its lastIndex, where matchAll would then start.) */
+const HAS_USERINFO = new RegExp(URL_USERINFO.source, 'i')
+function hasUserinfo(text: string): boolean {
+  return HAS_USERINFO.test(text)
+}
+
+/** Where an include path points, as git resolves it (relative to the including file; `~/` is the home folder). */
 function includeTarget(value: string, configFile: string): string {
   if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2))
   return path.resolve(path.dirname(configFile), value)
 }
 
-async function hasExtraheader(gitBin: string, file: string): Promise<boolean> {
-  return (await configEntries(gitBin, file, '^http\\..*\\.extraheader$')).length > 0
+function secretsOfValue(e: ConfigEntry): string[] {
+  const out: string[] = []
+  const value = e.value ?? ''
+  out.push(value)
+  if (e.raw && e.raw.trim() !== value) out.push(Buffer.from(e.raw.trim(), 'latin1').toString('utf8'))
+  out.push(...credentialsIn(value), ...credentialParts(value))
+  // `Header: credential` of any other scheme
+  const colon = value.indexOf(':')
+  if (colon > 0) out.push(value.slice(colon + 1).trim())
+  for (const m of value.matchAll(URL_USERINFO)) out.push(...userinfoSecrets(m[2]))
+  return out
 }
 
 /**
- * Take the credentials out of the workspace's git configs: every
- * http.*.extraheader entry, and every include/includeIf entry pointing at a
- * credentials file (checkout's git-credentials-<uuid>.config, or any file
- * holding an extraheader), whose own extraheader entries are taken out too.
+ * The cuts and secrets of one config file's bytes. `hasCredentials(file)` says
+ * whether an included file holds some. A file git cannot read is searched line
+ * by line only when `lineByLine` (a file in the workspace): an include or
+ * gitfile may point at any file of the system, which is then left alone.
  */
-export async function hideGitCredentials(
-  workspace: string,
-  envPath: string | undefined,
-  redactor: Redactor,
-  log: (m: string) => void
-): Promise<{ hidden: HiddenConfig[]; gitBin?: string; restore: () => Promise<string[]> }> {
-  const hidden: HiddenConfig[] = []
-  // found now, before the agent runs, and never in a folder it could write
-  const gitBin = findProgram('git', envPath, realpathOr(workspace))
-  const restore = () => restoreGitConfigs(hidden, gitBin, log)
-
-  const queue = repositoryConfigs(workspace)
-  if (queue.length === 0) return { hidden, gitBin, restore }
-  if (!gitBin) {
-    log('Git credentials: git is not installed, so the workspace git config was not checked for persisted credentials.')
-    return { hidden, gitBin, restore }
+function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean, lineByLine: boolean): FileFindings {
+  const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
+  let parsed
+  try {
+    parsed = parseConfig(bytes)
+  } catch (e) {
+    if (!(e instanceof ConfigSyntaxError)) throw e
+    return lineByLine ? findInBrokenFile(bytes, `not a valid git config (${e.message})`) : f
   }
-  const seen = new Set<string>()
+  const { entries, sections } = parsed
+  const text = bytes.toString('latin1')
+  /** the whole lines of an entry, or from its key when it shares a line with its header */
+  const entrySpan = (e: ConfigEntry): [number, number] => {
+    const before = text.slice(e.lineStart, e.start)
+    return [/^[ \t]*$/.test(before) ? e.lineStart : e.start, e.end]
+  }
+
+  // sections named by a URL with credentials go whole: header, entries and comments up to the next header
+  const dropSection = new Set<number>()
+  sections.forEach((s, index) => {
+    if (s.subsection === undefined) return
+    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
+    dropSection.add(index)
+    for (const m of s.subsection.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+    if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
+    const nextHeader = sections[index + 1]
+    f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : text.length, put: '' })
+    f.what.push(`the section [${s.section} "…"]`)
+  })
+
+  for (const e of entries) {
+    if (dropSection.has(e.sectionIndex)) {
+      f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s) || credentialsIn(s).length > 0 || e.name === 'extraheader'))
+      continue
+    }
+    const value = e.value ?? ''
+    const [start, end] = entrySpan(e)
+    if (e.section === 'http' && e.name === 'extraheader') {
+      f.secrets.push(...secretsOfValue(e))
+      f.cuts.push({ start, end, put: '' })
+      f.what.push(e.key)
+    } else if ((e.section === 'include' || e.section === 'includeif') && e.name === 'path' && value) {
+      const target = includeTarget(value, file)
+      if (CHECKOUT_CREDENTIALS_FILE.test(value) || hasCredentials(target)) {
+        f.cuts.push({ start, end, put: '' })
+        f.includes.push(target)
+        f.what.push(`${e.key} (a credentials file)`)
+      }
+    } else if (e.section === 'credential' && e.name === 'helper') {
+      f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s)))
+      f.cuts.push({ start, end, put: '' })
+      f.what.push(e.key)
+    } else if (hasUserinfo(value)) {
+      for (const m of value.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+      const clean = value.replace(URL_USERINFO, '$1')
+      const indent = start === e.lineStart ? /^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t' : ''
+      const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
+      f.cuts.push({ start, end, put: `${indent}${e.name} = ${quoteValue(clean)}${newline}` })
+      f.what.push(`the user and password in ${e.key}`)
+    } else if (looksLikeCredential(value) || credentialsIn(value).length > 0) {
+      f.secrets.push(...secretsOfValue(e))
+      f.cuts.push({ start, end, put: '' })
+      f.what.push(e.key)
+    }
+  }
+  return f
+}
+
+/** A file git cannot read (or a credential store): every line holding a credential goes. */
+function findInBrokenFile(bytes: Buffer, why: string): FileFindings {
+  const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
+  const text = bytes.toString('latin1')
+  let at = 0
+  for (const line of text.split(/(?<=\n)/)) {
+    const value = Buffer.from(line, 'latin1').toString('utf8')
+    if (/extraheader|authorization:/i.test(value) || hasUserinfo(value) || looksLikeCredential(value)) {
+      f.cuts.push({ start: at, end: at + line.length, put: '' })
+      f.secrets.push(value.trim(), ...credentialsIn(value))
+      for (const m of value.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+      const eq = value.indexOf('=')
+      if (eq > 0) f.secrets.push(value.slice(eq + 1).trim())
+    }
+    at += line.length
+  }
+  if (f.cuts.length > 0) f.what.push(`${f.cuts.length} line${f.cuts.length === 1 ? '' : 's'} holding credentials (${why})`)
+  return f
+}
+
+function applyCuts(bytes: Buffer, cuts: Cut[]): Buffer {
+  const text = bytes.toString('latin1')
+  const sorted = [...cuts].sort((a, b) => a.start - b.start)
+  let out = ''
+  let at = 0
+  for (const c of sorted) {
+    if (c.start < at) continue // inside a section already cut
+    out += text.slice(at, c.start) + c.put
+    at = c.end
+  }
+  out += text.slice(at)
+  return Buffer.from(out, 'latin1')
+}
+
+// ---------------------------------------------------------------------------
+// The files, as found and as changed
+// ---------------------------------------------------------------------------
+
+export interface HiddenFile {
+  path: string
+  /** real path of its folder when we changed it: never written through another */
+  dirReal: string
+  original: Buffer
+  stripped: Buffer
+  uid: number
+  gid: number
+  mode: number
+  /** hard-linked: rewritten in place, so no other name keeps the old bytes */
+  inPlace?: boolean
+}
+
+interface Scan {
+  files: HiddenFile[]
+  secrets: string[]
+  /** lines for the log */
+  notes: string[]
+}
+
+function readSmallFile(p: string): { bytes: Buffer; st: import('node:fs').Stats } | undefined {
+  try {
+    const st = lstatSync(p)
+    if (!st.isFile() || st.size > MAX_CONFIG_BYTES) return undefined
+    return { bytes: readFileSync(p), st }
+  } catch {
+    return undefined
+  }
+}
+
+/** The user-wide git configs and credential stores of a home folder (what `git config --global` and the `store` helper use). */
+function homeFiles(home: string | undefined): { configs: string[]; stores: string[] } {
+  if (!home) return { configs: [], stores: [] }
+  return {
+    configs: [path.join(home, '.gitconfig'), path.join(home, '.config', 'git', 'config')],
+    stores: [path.join(home, '.git-credentials'), path.join(home, '.config', 'git', 'credentials')]
+  }
+}
+
+export interface ScanOptions {
+  /** also the user-wide configs and credential stores of this home folder (the runner user's, in sandbox: none) */
+  home?: string
+}
+
+/** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
+async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
+  const found = await findGitConfigs(workspace)
+  const out: Scan = { files: [], secrets: [], notes: [] }
+  if (found.truncated) {
+    out.notes.push(`the workspace is larger than ${MAX_WALK_ENTRIES} entries or ${MAX_WALK_DEPTH} folders deep; repositories beyond were not searched`)
+  }
+  const home = homeFiles(o.home)
+  const stores = new Set<string>()
+  for (const store of home.stores) {
+    try {
+      stores.add(realpathSync(store))
+    } catch {
+      // none
+    }
+  }
+  const queue = [...found.files, ...home.configs, ...stores]
+  const realOf = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return p
+    }
+  }
+  const workspaceReal = realOf(workspace)
+  const inWorkspace = (p: string) => isInside(p, workspaceReal)
+  // what may be changed: files in the workspace, repository configs, checkout's credential files, the home's
+  // git files; any other file an include points at is only read (its values taught), never written
+  const known = new Set([...found.files, ...home.configs].map(realOf))
+  const mayChange = (real: string) => inWorkspace(real) || known.has(real) || stores.has(real) || CHECKOUT_CREDENTIALS_FILE.test(real)
+  const done = new Set<string>()
+  const memo = new Map<string, boolean>()
+  const hasCredentials = (target: string): boolean => {
+    if (memo.has(target)) return memo.get(target) as boolean
+    memo.set(target, false) // include loops
+    const r = readSmallFile(target)
+    const yes = r !== undefined && findInConfig(r.bytes, target, hasCredentials, inWorkspace(realOf(target))).cuts.length > 0
+    memo.set(target, yes)
+    return yes
+  }
   while (queue.length > 0) {
     const file = queue.shift() as string
     let real: string
     try {
       real = realpathSync(file)
-      if (!lstatSync(real).isFile()) continue
     } catch {
+      continue // an include of a file that is not there (checkout's container path /github/runner_temp/...)
+    }
+    if (done.has(real)) continue
+    done.add(real)
+    const r = readSmallFile(real)
+    if (!r) continue
+    const f = stores.has(real) ? findInBrokenFile(r.bytes, 'a credential store') : findInConfig(r.bytes, real, hasCredentials, inWorkspace(real))
+    queue.push(...f.includes)
+    out.secrets.push(...f.secrets)
+    if (f.cuts.length === 0) continue
+    if (!mayChange(real)) {
+      out.notes.push(`${real} (included by a repository's config) holds credentials; its values are redacted, the file is left as it is`)
       continue
     }
-    if (seen.has(real)) continue
-    seen.add(real)
-    // both kinds in one listing, so the removed entries keep their file order
-    const listed = await configEntries(gitBin, file, CREDENTIAL_KEYS)
-    const entries: Array<[string, string]> = []
-    const headers: Array<[string, string]> = []
-    const includes: Array<[string, string]> = []
-    for (const [key, value] of listed) {
-      if (key.endsWith('.extraheader')) {
-        headers.push([key, value])
-        entries.push([key, value])
-        continue
-      }
-      const target = includeTarget(value, file)
-      let exists = false
-      try {
-        exists = statSync(target).isFile()
-      } catch {
-        // not there (e.g. the container path /github/runner_temp/...)
-      }
-      if (CHECKOUT_CREDENTIALS_FILE.test(value) || (exists && (await hasExtraheader(gitBin, target)))) {
-        includes.push([key, value])
-        entries.push([key, value])
-        if (exists) queue.push(target)
-      }
-    }
-    if (entries.length === 0) continue
-    const before = lstatSync(real)
-    const original = readFileSync(file)
-    for (const [, value] of headers) {
-      redactor.add(value)
-      for (const c of credentialsIn(value)) redactor.add(c)
-    }
-    // remove: all values of each extraheader key, and exactly the include values found
-    const problems: string[] = []
-    for (const key of [...new Set(headers.map(([k]) => k))]) {
-      const r = await git(gitBin, ['config', '--file', file, '--unset-all', key])
-      if (r.code !== 0) problems.push(firstLine(r))
-    }
-    for (const [key, value] of includes) {
-      const r = await git(gitBin, ['config', '--file', file, '--unset-all', key, exactValuePattern(value)])
-      if (r.code !== 0 && r.code !== 5) problems.push(firstLine(r))
-    }
-    // git rewrote the file (lock and rename), so it is ours now: give it back to its owner
-    try {
-      const after = lstatSync(real)
-      if (after.uid !== before.uid || after.gid !== before.gid) lchownSync(real, before.uid, before.gid)
-    } catch (e) {
-      problems.push(`owner not kept: ${(e as Error).message}`)
-    }
-    const stripped = readFileSync(file)
-    hidden.push({ file, real, original, stripped, entries, uid: before.uid, gid: before.gid })
-    const what = [
-      headers.length ? `${headers.length} http extraheader entr${headers.length === 1 ? 'y' : 'ies'}` : '',
-      includes.length ? `${includes.length} include entr${includes.length === 1 ? 'y' : 'ies'} of a credentials file` : ''
-    ]
-      .filter(Boolean)
-      .join(' and ')
-    log(`Git credentials: took ${what} out of ${file} for the run${problems.length ? ` (problems: ${problems.join('; ')})` : ''}.`)
+    out.files.push({
+      path: real,
+      dirReal: path.dirname(real),
+      original: r.bytes,
+      stripped: applyCuts(r.bytes, f.cuts),
+      uid: Number(r.st.uid),
+      gid: Number(r.st.gid),
+      mode: Number(r.st.mode) & 0o7777,
+      inPlace: Number(r.st.nlink) > 1
+    })
+    out.notes.push(`${real}: ${f.what.join(', ')}`)
   }
-  return { hidden, gitBin, restore }
+  return out
+}
+
+function teach(redactor: Redactor, secrets: string[]): void {
+  for (const s of secrets) if (s) redactor.add(s)
 }
 
 /**
- * Put every git config back: its exact bytes when it is as we left it, else
- * the same entries again in the same order (then its owner too, as git
- * rewrote it). A file already back (an earlier, interrupted release) is left alone.
+ * Find the credentials of every repository under `workspace` and teach the
+ * redactor their values, changing nothing (for `sandbox: user`, whose copy
+ * holds none, while the values may still turn up elsewhere). Returns how many
+ * files hold some.
  */
-export async function restoreGitConfigs(
-  hidden: HiddenConfig[],
-  gitBin: string | undefined,
-  log: (m: string) => void
-): Promise<string[]> {
+export async function collectCredentials(workspace: string, redactor: Redactor, log?: Log, o: ScanOptions = {}): Promise<number> {
+  const s = await scan(workspace, o)
+  teach(redactor, s.secrets)
+  for (const note of s.notes) log?.(`Git credentials: ${note}.`)
+  return s.files.length
+}
+
+/**
+ * Take every credential out of the repositories under `root` for good, with
+ * nothing saved to put back: for a working copy that must hold none (sandbox:
+ * user). Only files inside `root` are changed (a copied config's includes of
+ * checkout's credential files are cut from it; the files themselves stay).
+ * Teaches the redactor the values. Returns the problems, none when all went well.
+ */
+export async function removeCredentials(root: string, redactor: Redactor, log?: Log): Promise<string[]> {
+  const s = await scan(root)
+  teach(redactor, s.secrets)
+  let rootReal = root
+  try {
+    rootReal = realpathSync(root)
+  } catch {
+    // checked by the walk
+  }
   const problems: string[] = []
-  if (hidden.length === 0) return problems
-  for (const h of hidden) {
-    const r = putBack(h)
-    if (r.startsWith('error')) {
-      problems.push(`git credentials not put back in ${h.file}: ${r}`)
-    } else if (r === 'replaced' || r === 'missing') {
-      problems.push(`git credentials not put back: ${h.file} was ${r === 'missing' ? 'removed' : 'replaced'} during the run`)
-    } else if (r === 'changed') {
-      // the agent changed the file: add the same entries again, in the same order
-      if (!gitBin) {
-        problems.push(`git credentials not put back in ${h.file}: git not found`)
-        continue
-      }
-      // already there (an earlier, interrupted release put them back)?
-      const present = (await configEntries(gitBin, h.file, CREDENTIAL_KEYS)).map(([k, v]) => `${k}\n${v}`)
-      const missing = h.entries.filter(([k, v]) => {
-        const i = present.indexOf(`${k}\n${v}`)
-        if (i < 0) return true
-        present.splice(i, 1)
-        return false
-      })
-      if (missing.length === 0) continue
-      for (const [key, value] of missing) {
-        const a = await git(gitBin, ['config', '--file', h.file, '--add', key, value])
-        if (a.code !== 0) problems.push(`could not put back ${key} in ${h.file}: ${firstLine(a)}`)
-      }
-      try {
-        if (!lstatSync(h.file).isSymbolicLink()) lchownSync(h.file, h.uid, h.gid)
-      } catch {
-        // not ours to give
-      }
+  for (const f of s.files) {
+    if (!isInside(f.path, rootReal)) continue
+    try {
+      writeExact(f, f.stripped)
+    } catch (e) {
+      problems.push(`${f.path}: ${(e as Error).message}`)
     }
   }
-  if (problems.length === 0) log(`Git credentials put back in ${hidden.map(h => h.file).join(', ')}.`)
+  if (s.files.length > 0) log?.(`Git credentials removed from the working copy (${s.files.filter(f => isInside(f.path, rootReal)).length} files).`)
   return problems
 }
 
 // ---------------------------------------------------------------------------
-/** A git config gets its bytes back if nobody changed it meanwhile; never through a symlink. */
-function putBack(h: HiddenConfig): string {
+// Writing files without a child process, never through a symlink
+// ---------------------------------------------------------------------------
+
+/**
+ * Give `file` the bytes `bytes`, owner and mode: a new file beside it, renamed
+ * over it (as git itself writes configs), so a symlink put in its place is
+ * replaced, never written through. The folder must still be the one recorded.
+ * When we may not give the new file its owner (not root, not ours), the
+ * regular file is rewritten in place instead (O_NOFOLLOW).
+ */
+function writeExact(h: HiddenFile, bytes: Buffer): void {
+  const dir = path.dirname(h.path)
+  if (realpathSync(dir) !== h.dirReal) throw new Error(`its folder was replaced`)
+  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  const canOwn = me === 0 || me === h.uid
+  let exists = true
   try {
-    const st = lstatSync(h.file)
-    if (!st.isFile() || realpathSync(h.file) !== h.real) return 'replaced'
-    const now = readFileSync(h.file)
-    if (now.equals(h.original)) return 'already'
-    if (!now.equals(h.stripped)) return 'changed'
-    writeFileSync(h.file, h.original)
-    return 'written'
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `error: ${(e as Error).message}`
+    lstatSync(h.path)
+  } catch {
+    exists = false
   }
+  if (canOwn && !(h.inPlace && exists)) {
+    const tmp = path.join(dir, `${tempPrefix(h.path)}${randomBytes(6).toString('hex')}`)
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+    try {
+      writeAll(fd, bytes)
+      if (me === 0) fchownSync(fd, h.uid, h.gid)
+      else {
+        try {
+          fchownSync(fd, h.uid, h.gid) // the group, where we are in it
+        } catch {
+          // keep our own group
+        }
+      }
+      fchmodSync(fd, h.mode)
+      fsyncSync(fd)
+    } catch (e) {
+      closeSync(fd)
+      unlinkSync(tmp)
+      throw e
+    }
+    closeSync(fd)
+    try {
+      renameSync(tmp, h.path)
+    } catch (e) {
+      unlinkSync(tmp)
+      throw e
+    }
+    return
+  }
+  const fd = openSync(h.path, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW)
+  try {
+    writeAll(fd, bytes)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Our temporary files beside `file` (one a kill left behind holds the original bytes). */
+const tempPrefix = (file: string) => `.${path.basename(file)}.bash-agent-`
+
+function removeOurTemps(file: string): void {
+  const prefix = tempPrefix(file)
+  try {
+    for (const name of readdirSync(path.dirname(file))) {
+      if (name.startsWith(prefix)) unlinkSync(path.join(path.dirname(file), name))
+    }
+  } catch {
+    // nothing to clean
+  }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  let at = 0
+  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at)
+}
+
+// ---------------------------------------------------------------------------
+// The saved state: original bytes, encrypted, in a file only we can read
+// ---------------------------------------------------------------------------
+
+interface SavedFile {
+  path: string
+  dirReal: string
+  original: string
+  stripped: string
+  uid: number
+  gid: number
+  mode: number
+  inPlace?: boolean
+}
+
+interface Saved {
+  version: 1
+  files: SavedFile[]
+  secrets: string[]
+}
+
+/**
+ * A reference to where the state will be kept: `<hex key>:<path>`. Save it in
+ * the action's state (core.saveState) before calling hideCredentials; only
+ * its holder can read the file's content.
+ */
+export function newCredentialState(dir: string): string {
+  return `${randomBytes(32).toString('hex')}:${path.join(path.resolve(dir), `bash-agent-git-${randomBytes(8).toString('hex')}.bin`)}`
+}
+
+function parseRef(ref: string): { key: Buffer; file: string } {
+  const m = /^([0-9a-f]{64}):(\/.+)$/.exec(ref)
+  if (!m) throw new Error('not a credential state reference')
+  return { key: Buffer.from(m[1], 'hex'), file: m[2] }
+}
+
+function writeState(ref: string, saved: Saved): void {
+  const { key, file } = parseRef(ref)
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  const body = Buffer.concat([cipher.update(JSON.stringify(saved), 'utf8'), cipher.final()])
+  const blob = Buffer.concat([iv, cipher.getAuthTag(), body])
+  // a new file, only ours (O_EXCL: never an existing one, never through a symlink)
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+  try {
+    writeAll(fd, blob)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function readState(ref: string): Saved | undefined {
+  const { key, file } = parseRef(ref)
+  let st
+  try {
+    st = lstatSync(file)
+  } catch {
+    return undefined // nothing saved, or already put back
+  }
+  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  if (!st.isFile() || (me >= 0 && st.uid !== me)) throw new Error(`${file} is not our state file`)
+  const blob = readFileSync(file)
+  const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12))
+  decipher.setAuthTag(blob.subarray(12, 28))
+  const text = Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8')
+  const saved = JSON.parse(text) as Saved
+  if (saved.version !== 1) throw new Error(`${file}: unknown state version`)
+  return saved
+}
+
+/** Whether the state `ref` still holds files to put back. */
+export function credentialsPending(ref: string): boolean {
+  try {
+    return lstatSync(parseRef(ref).file).isFile()
+  } catch {
+    return false
+  }
+}
+
+function removeState(ref: string): void {
+  try {
+    unlinkSync(parseRef(ref).file)
+  } catch {
+    // gone
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Hide and put back
+// ---------------------------------------------------------------------------
+
+export interface HiddenCredentials {
+  /** the files changed */
+  files: string[]
+  /** put every file back (exact bytes, owner, mode); the problems, none when all went well */
+  restore(): Promise<string[]>
+}
+
+/**
+ * Take the credentials out of every git config under `workspace` (and the
+ * credential files they include) for the run, teaching the redactor each
+ * secret value first. The original bytes go to the state `ref`
+ * (newCredentialState) before any file changes.
+ */
+export async function hideCredentials(
+  workspace: string,
+  redactor: Redactor,
+  ref: string,
+  log: Log = () => undefined,
+  o: ScanOptions = {}
+): Promise<HiddenCredentials> {
+  const s = await scan(workspace, o)
+  teach(redactor, s.secrets)
+  const files = s.files
+  let saved = true
+  if (files.length > 0) {
+    try {
+      writeState(ref, {
+        version: 1,
+        secrets: [...new Set(s.secrets)],
+        files: files.map(f => ({ ...f, original: f.original.toString('base64'), stripped: f.stripped.toString('base64') }))
+      })
+    } catch (e) {
+      // still taken out (fail closed): this step puts them back; only a kill would leave them removed
+      saved = false
+      log(`Git credentials: the original configs could not be saved for the post step (${(e as Error).message}); if this step is killed, they stay removed.`)
+    }
+  }
+  const problems: string[] = []
+  for (const f of files) {
+    try {
+      writeExact(f, f.stripped)
+    } catch (e) {
+      problems.push(`${f.path}: ${(e as Error).message}`)
+    }
+  }
+  for (const note of s.notes) log(`Git credentials taken out for the run: ${note}.`)
+  if (problems.length > 0) log(`Git credentials: could not take them out of ${problems.join('; ')}.`)
+  let restored = false
+  return {
+    files: files.map(f => f.path),
+    restore: async () => {
+      if (restored || files.length === 0) return []
+      const r = putBack(files, log)
+      if (r.length === 0) {
+        restored = true
+        if (saved) removeState(ref)
+      }
+      return r
+    }
+  }
+}
+
+function putBack(files: HiddenFile[], log: Log): string[] {
+  const problems: string[] = []
+  const discarded: string[] = []
+  for (const f of files) {
+    try {
+      let current: Buffer | undefined
+      try {
+        const st = lstatSync(f.path)
+        if (st.isDirectory()) throw new Error('it was replaced by a folder')
+        if (st.isFile()) {
+          current = readFileSync(f.path)
+          if (current.equals(f.original) && Number(st.uid) === f.uid && (Number(st.mode) & 0o7777) === f.mode) continue
+        }
+        // a symlink or another kind of file in its place is replaced, never written through
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+      }
+      if (current === undefined || !current.equals(f.stripped)) discarded.push(f.path)
+      writeExact(f, f.original)
+      removeOurTemps(f.path)
+    } catch (e) {
+      problems.push(`git credentials not put back in ${f.path}: ${(e as Error).message}`)
+    }
+  }
+  if (discarded.length > 0) {
+    log(`Git credentials: ${discarded.join(', ')} changed during the run; the original file is back and the agent's edits to it are discarded.`)
+  }
+  if (problems.length === 0) log(`Git credentials put back in ${files.map(f => f.path).join(', ')}.`)
+  return problems
+}
+
+/**
+ * For the post step: put back what hideCredentials took out, from the state
+ * `ref` alone (the main step may have died at any point). Nothing to do when
+ * the state is gone (put back already, or nothing was taken). Teaches
+ * `redactor`, when given, the secrets found. Never throws: returns problems.
+ */
+export async function restoreFromState(ref: string, log: Log = () => undefined, redactor?: Redactor): Promise<string[]> {
+  if (!ref) return []
+  let saved: Saved | undefined
+  try {
+    saved = readState(ref)
+  } catch (e) {
+    return [`git credentials: the saved state could not be read (${(e as Error).message})`]
+  }
+  if (!saved) return []
+  if (redactor) teach(redactor, saved.secrets)
+  const files: HiddenFile[] = saved.files.map(f => ({ ...f, original: Buffer.from(f.original, 'base64'), stripped: Buffer.from(f.stripped, 'base64') }))
+  const problems = putBack(files, log)
+  if (problems.length === 0) removeState(ref)
+  return problems
 }

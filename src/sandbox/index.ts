@@ -23,12 +23,13 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import type { CommandRecord } from '../types'
-import { scrubEnv, type Redactor } from '../report/redact'
+import type { Redactor } from '../report/redact'
+import { commandEnv } from './env'
 import { commandServer, recoverRun, type ServerConfig } from './server'
 import { startServer, type ServerClient } from './client'
 import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, unshareArgs, type Privilege } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
-import { hideGitCredentials } from './credentials'
+import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
 import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
 
 export { SANDBOX_USER }
@@ -75,6 +76,10 @@ export interface SandboxOptions {
   log: (message: string) => void
   /** saves what the post step needs to put things right; called before each change (core.saveState) */
   saveState?: (value: string) => void
+  /** names of extra variables the commands may see (input pass-env) */
+  passEnv?: string[]
+  /** where the git configs' original bytes are kept in none mode (newCredentialState), saved to the action's state first */
+  credentialState?: string
   /** the run folder (planWorkdir), so the prompt can name the copy before set-up ends */
   runDir?: string
   /** the sandbox user's name (default bash-agent) */
@@ -114,12 +119,18 @@ export function planWorkdir(mode: SandboxMode, workspace: string): { runDir?: st
  * The commands' environment. One place, so the allowlist (env.ts, the envcreds
  * work) replaces the denylist here with one call.
  */
-function envFor(env: NodeJS.ProcessEnv, o: { redactor: Redactor; home?: string; user?: string; tmpdir?: string; workdir: string }): Record<string, string> {
-  const out = scrubEnv(env, o.redactor)
-  if (o.user) {
-    for (const name of ['TMP', 'TEMP', 'XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME']) delete out[name]
-    Object.assign(out, { HOME: o.home, USER: o.user, LOGNAME: o.user, TMPDIR: o.tmpdir })
-  }
+function envFor(
+  env: NodeJS.ProcessEnv,
+  o: { redactor: Redactor; passEnv: string[]; home?: string; user?: string; tmpdir?: string; workdir: string }
+): Record<string, string> {
+  const me = os.userInfo()
+  const out = commandEnv(env, {
+    passEnv: o.passEnv,
+    redactor: o.redactor,
+    home: o.home ?? env.HOME ?? me.homedir,
+    user: o.user ?? me.username,
+    tmpdir: o.tmpdir ?? env.TMPDIR ?? os.tmpdir()
+  })
   out.GITHUB_WORKSPACE = o.workdir
   return out
 }
@@ -194,6 +205,8 @@ export async function recoverSandbox(saved: string, log: (message: string) => vo
 export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const log = opts.log
   const save = opts.saveState ?? (() => undefined)
+  // The copy holds no credential; the workspace's are still taught to the redactor (in none mode hideCredentials does it).
+  if (opts.mode === 'user') await collectCredentials(opts.workspace, opts.redactor, log, { home: opts.env.HOME }).catch(() => 0)
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
@@ -258,7 +271,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
           workdir: ready.workdir,
           baseSha: git?.baseSha,
           startTree: ready.startTree,
-          env: envFor(opts.env, { redactor: opts.redactor, home: ready.home, user, tmpdir: ready.tmp, workdir: ready.workdir }),
+          env: envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], home: ready.home, user, tmpdir: ready.tmp, workdir: ready.workdir }),
           server,
           state: { ...state, ns: ready.ns },
           save,
@@ -282,7 +295,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // none: the workspace itself; the persisted git credentials are out of it while the agent runs
   let restoreCredentials = async (): Promise<string[]> => []
   try {
-    restoreCredentials = (await hideGitCredentials(opts.workspace, opts.env.PATH, opts.redactor, log)).restore
+    restoreCredentials = (await hideCredentials(opts.workspace, opts.redactor, opts.credentialState ?? newCredentialState(os.tmpdir()), log, { home: opts.env.HOME })).restore
   } catch (e) {
     log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
   }
@@ -314,7 +327,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     note,
     workdir: opts.workspace,
     baseSha: readWorkspaceGit(opts.workspace)?.baseSha,
-    env: { ...envFor(opts.env, { redactor: opts.redactor, workdir: opts.workspace }), ...(namespaced ? {} : { BASH_AGENT_RUN: key }) },
+    env: { ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }), ...(namespaced ? {} : { BASH_AGENT_RUN: key }) },
     server,
     state: state && namespaced ? { ...state, ns } : undefined,
     save,
