@@ -43,7 +43,7 @@ function opts(over: Partial<BashOptions> = {}): BashOptions {
     timeoutMs: 30000,
     maxOutputChars: 50000,
     blocked: [],
-    redact: (t) => t,
+    redact: t => t,
     ...over
   }
 }
@@ -67,7 +67,7 @@ async function waitGone(pid: number, ms = 15000): Promise<boolean> {
   const end = Date.now() + ms
   while (Date.now() < end) {
     if (!alive(pid)) return true
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise(r => setTimeout(r, 100))
   }
   return !alive(pid)
 }
@@ -142,7 +142,7 @@ describe('runBash: running', () => {
 
 describe('runBash: blocked substrings', () => {
   const blocked = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
-  test.each(blocked)('refuses a command containing %p', async (s) => {
+  test.each(blocked)('refuses a command containing %p', async s => {
     const file = path.join(tmp, `blocked-${blocked.indexOf(s)}`)
     const rec = await runBash(`touch ${file}; echo ${s} ; ${s}`, opts({ blocked: ['', ...blocked] }))
     expect(rec.blocked).toBe(true)
@@ -152,7 +152,7 @@ describe('runBash: blocked substrings', () => {
     const tr = toolResult(rec, 30000)
     expect(tr.isError).toBe(true)
     expect(tr.content).toContain(`"${s}"`)
-    await new Promise((r) => setTimeout(r, 200))
+    await new Promise(r => setTimeout(r, 200))
     expect(existsSync(file)).toBe(false)
   })
 
@@ -203,7 +203,7 @@ describe('runBash: timeouts, background jobs, abort', () => {
     expect(await waitGone(pid)).toBe(true)
   })
 
-  test('a timeout or an abort kills only the command\'s own process tree, not another command\'s', async () => {
+  test("a timeout or an abort kills only the command's own process tree, not another command's", async () => {
     const m = `${marker}-setsid`
     const other = `${marker}-other`
     const rec = await runBash('setsid sleep 60 >/dev/null 2>&1 & echo $!', opts({ env: envWith(m) }))
@@ -425,13 +425,17 @@ describe('OutputCapture', () => {
   })
 })
 
-
 describe('runBash: a command started elsewhere (launch)', () => {
   /** A launcher as the sandbox's is: bash started by someone else, killed through kill(). */
   function launcher(calls: string[]): BashOptions['launch'] {
     return (command, o) => {
       calls.push(`start ${command} in ${o.cwd}`)
-      const c = spawn('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'ignore'], detached: true })
+      const c = spawn('bash', ['-c', 'exec 2>&1; exec bash -c "$1"', 'bash', command], {
+        cwd: o.cwd,
+        env: o.env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true
+      })
       const l: Launched = {
         get pid() {
           return c.pid

@@ -88,10 +88,14 @@ describe('prompt caching, through the built action', () => {
       // more is read every turn ...
       expect(usage[i].cache_read_input_tokens).toBeGreaterThan(usage[i - 1].cache_read_input_tokens)
       // ... namely everything the turn before had read or written: only the new turn is written
-      expect(usage[i].cache_read_input_tokens).toBeGreaterThanOrEqual(usage[i - 1].cache_read_input_tokens + usage[i - 1].cache_creation_input_tokens)
+      expect(usage[i].cache_read_input_tokens).toBeGreaterThanOrEqual(
+        usage[i - 1].cache_read_input_tokens + usage[i - 1].cache_creation_input_tokens
+      )
       // what is written is no more than what this request added to the last one
       const total = (u: (typeof usage)[number]) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
-      expect(usage[i].cache_creation_input_tokens).toBeLessThanOrEqual(total(usage[i]) - total(usage[i - 1]) + usage[i - 1].input_tokens + 1)
+      expect(usage[i].cache_creation_input_tokens).toBeLessThanOrEqual(
+        total(usage[i]) - total(usage[i - 1]) + usage[i - 1].input_tokens + 1
+      )
     }
     expectUsageOutputs(run.outputs, requests)
     // the report shows the cache figures
@@ -171,7 +175,9 @@ describe('withCacheBreakpoints', () => {
 
   it('turns a string message into one text block to mark it, and leaves an empty one alone', () => {
     const out = withCacheBreakpoints(base([{ role: 'user', content: 'only the task' }]))
-    expect(out.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'only the task', cache_control: { type: 'ephemeral' } }] }])
+    expect(out.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'only the task', cache_control: { type: 'ephemeral' } }] }
+    ])
     // unmarked string messages are sent as blocks too, so the task is the same bytes on every turn
     const later = withCacheBreakpoints(
       base([

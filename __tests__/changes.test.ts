@@ -5,7 +5,18 @@
 import { afterAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { computePatch, type FileChange, type Patch } from '../src/changes/patch'
@@ -25,7 +36,16 @@ const tmp = (name: string) => {
   dirs.push(d)
   return d
 }
-const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.com' }
+const ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: '/nonexistent',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'a',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'a',
+  GIT_COMMITTER_EMAIL: 'a@example.com'
+}
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: ENV }).toString().trim()
 
 function workspace(): { ws: string; base: string } {
@@ -77,7 +97,13 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
 
     const baseInfo = await readBase(ws, localExec)
     expect(baseInfo?.sha).toBe(base)
-    const { patch, blobs } = await computePatch({ workdir: copy, baseSha: base, baseObjects: baseInfo!.objects, exec: localExec, containsSecret: contains })
+    const { patch, blobs } = await computePatch({
+      workdir: copy,
+      baseSha: base,
+      baseObjects: baseInfo!.objects,
+      exec: localExec,
+      containsSecret: contains
+    })
     expect(patch.files.map(f => [f.status, f.path]).sort()).toEqual([
       ['added', 'link'],
       ['added', 'new.bin'],
@@ -106,13 +132,27 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
     const logs: string[] = []
     const out = tmp('out')
     for (const mode of ['none', 'apply'] as const) {
-      const r = await handBack({ mode, base: await readBase(ws, localExec), workspace: ws, workdir: copy, exec: localExec, containsSecret: contains, patchDir: out, patchName: `${mode}.patch`, log: m => logs.push(m) })
+      const r = await handBack({
+        mode,
+        base: await readBase(ws, localExec),
+        workspace: ws,
+        workdir: copy,
+        exec: localExec,
+        containsSecret: contains,
+        patchDir: out,
+        patchName: `${mode}.patch`,
+        log: m => logs.push(m)
+      })
       expect(r.kind).toBe('computed')
       if (r.kind !== 'computed') return
       expect(r.patch.files.map(f => f.path)).toEqual(['src/a.txt'])
-      expect(r.patch.heldBack).toEqual([{ path: 'secret.txt', why: 'it holds a secret (a known secret value, or a string shaped like a token)' }])
+      expect(r.patch.heldBack).toEqual([
+        { path: 'secret.txt', why: 'it holds a secret (a known secret value, or a string shaped like a token)' }
+      ])
       expect(readFileSync(r.patchFile as string, 'utf8')).not.toContain('secret.txt')
-      expect(renderChanges(r, 16_000)).toContain(mode === 'none' ? 'Not applied to the workspace (`changes: none`).' : 'Applied to the workspace for later steps.')
+      expect(renderChanges(r, 16_000)).toContain(
+        mode === 'none' ? 'Not applied to the workspace (`changes: none`).' : 'Applied to the workspace for later steps.'
+      )
       expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe(mode === 'none' ? 'one\ntwo\n' : 'changed\n')
       expect(existsSync(join(ws, 'secret.txt'))).toBe(false)
       expect(existsSync(join(copy, 'secret.txt'))).toBe(true) // the copy is the agent's; only what leaves it is checked
@@ -125,10 +165,29 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
     const ws = tmp('ws2')
     const outside = tmp('outside')
     symlinkSync(outside, join(ws, 'link'))
-    const file = (path: string): FileChange => ({ path, status: 'added', newMode: '100644', newSha: 'a'.repeat(40), binary: false, additions: 1, deletions: 0, workflow: false })
-    const patch: Patch = { baseSha: 'b'.repeat(40), files: [file('link/x.txt'), file('../escape.txt'), file('.git/hooks/pre-commit'), file('sub/.GIT/config')], heldBack: [], diff: '' }
+    const file = (path: string): FileChange => ({
+      path,
+      status: 'added',
+      newMode: '100644',
+      newSha: 'a'.repeat(40),
+      binary: false,
+      additions: 1,
+      deletions: 0,
+      workflow: false
+    })
+    const patch: Patch = {
+      baseSha: 'b'.repeat(40),
+      files: [file('link/x.txt'), file('../escape.txt'), file('.git/hooks/pre-commit'), file('sub/.GIT/config')],
+      heldBack: [],
+      diff: ''
+    }
     const applied = applyPatch(patch, new Map([['a'.repeat(40), Buffer.from('x\n')]]), ws, '/elsewhere')
-    expect(applied.kind === 'applied' && applied.failed.map(f => f.path)).toEqual(['link/x.txt', '../escape.txt', '.git/hooks/pre-commit', 'sub/.GIT/config'])
+    expect(applied.kind === 'applied' && applied.failed.map(f => f.path)).toEqual([
+      'link/x.txt',
+      '../escape.txt',
+      '.git/hooks/pre-commit',
+      'sub/.GIT/config'
+    ])
     expect(readdirSync(outside)).toEqual([])
     expect(existsSync(join(ws, '.git'))).toBe(false)
     expect(safeRelative('a/b.txt')).toBe(true)
@@ -153,7 +212,16 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
 })
 
 describe('limits', () => {
-  const f = (i: number): FileChange => ({ path: `f${i}`, status: 'added', newMode: '100644', newSha: i.toString(16).padStart(40, '0'), binary: false, additions: 1, deletions: 0, workflow: false })
+  const f = (i: number): FileChange => ({
+    path: `f${i}`,
+    status: 'added',
+    newMode: '100644',
+    newSha: i.toString(16).padStart(40, '0'),
+    binary: false,
+    additions: 1,
+    deletions: 0,
+    workflow: false
+  })
   it(`holds back files over ${MAX_FILE_BYTES} bytes and those past ${MAX_CHANGED_FILES} files, with a clear reason`, () => {
     const files = Array.from({ length: MAX_CHANGED_FILES + 2 }, (_, i) => f(i))
     const sizes = new Map(files.map((x, i) => [x.newSha as string, i === 0 ? MAX_FILE_BYTES + 1 : 10]))
@@ -177,7 +245,16 @@ describe('the Changes section', () => {
     patch: {
       baseSha: 'c'.repeat(40),
       files: [
-        { path: hostile, status: 'added', newMode: '100644', newSha: 'd'.repeat(40), binary: false, additions: 3, deletions: 0, workflow: false },
+        {
+          path: hostile,
+          status: 'added',
+          newMode: '100644',
+          newSha: 'd'.repeat(40),
+          binary: false,
+          additions: 3,
+          deletions: 0,
+          workflow: false
+        },
         { path: 'y', status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 1, deletions: 1, workflow: false }
       ],
       heldBack: [{ path: '@team/`evil`\n</details>', why: 'it holds a secret (a known secret value, or a string shaped like a token)' }],
@@ -200,8 +277,20 @@ describe('the Changes section', () => {
   })
 
   it('keeps within its share, cutting the diff with a line that says where the rest is', () => {
-    const big = Array.from({ length: 3000 }, (_, i) => `diff --git a/f${i} b/f${i}\n--- a/f${i}\n+++ b/f${i}\n@@ -1 +1 @@\n-x\n+y${'z'.repeat(50)}\n`).join('')
-    const files = Array.from({ length: 3000 }, (_, i): FileChange => ({ path: `f${i}`, status: 'modified', oldMode: '100644', newMode: '100644', binary: false, additions: 1, deletions: 1, workflow: false }))
+    const big = Array.from(
+      { length: 3000 },
+      (_, i) => `diff --git a/f${i} b/f${i}\n--- a/f${i}\n+++ b/f${i}\n@@ -1 +1 @@\n-x\n+y${'z'.repeat(50)}\n`
+    ).join('')
+    const files = Array.from({ length: 3000 }, (_, i): FileChange => ({
+      path: `f${i}`,
+      status: 'modified',
+      oldMode: '100644',
+      newMode: '100644',
+      binary: false,
+      additions: 1,
+      deletions: 1,
+      workflow: false
+    }))
     const md = renderChanges(report({ files, diff: big, heldBack: [] }), 16_384)
     expect(md.length).toBeLessThanOrEqual(16_384)
     expect(md).toContain('3,000 files changed')
@@ -212,12 +301,51 @@ describe('the Changes section', () => {
 })
 
 describe('the Changes section in the whole report', () => {
-  const files = Array.from({ length: 2000 }, (_, i): FileChange => ({ path: `many/f${i}.txt`, status: 'added', newMode: '100644', newSha: 'e'.repeat(40), binary: false, additions: 1, deletions: 0, workflow: false }))
-  const diff = files.map(f => `diff --git a/${f.path} b/${f.path}\nnew file mode 100644\n--- /dev/null\n+++ b/${f.path}\n@@ -0,0 +1 @@\n+${'x'.repeat(2000)}\n`).join('')
-  const changes: ChangesReport = { kind: 'computed', mode: 'apply', patch: { baseSha: 'c'.repeat(40), files, heldBack: [], diff }, applied: { kind: 'in-place' } }
-  const meta: ReportMeta = { model: 'm', sandbox: 'none', limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000 }, elapsedMs: 1, changes }
-  const commands = Array.from({ length: 300 }, (_, i) => ({ command: `echo ${i}`, exitCode: 0, durationMs: 1, output: 'y'.repeat(3000), truncated: false, timedOut: false, blocked: false }))
-  const o = { finalText: 'F'.repeat(70_000), exitReason: 'end_turn' as const, turns: 3, commands, usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 }, costUsd: null }
+  const files = Array.from({ length: 2000 }, (_, i): FileChange => ({
+    path: `many/f${i}.txt`,
+    status: 'added',
+    newMode: '100644',
+    newSha: 'e'.repeat(40),
+    binary: false,
+    additions: 1,
+    deletions: 0,
+    workflow: false
+  }))
+  const diff = files
+    .map(
+      f => `diff --git a/${f.path} b/${f.path}\nnew file mode 100644\n--- /dev/null\n+++ b/${f.path}\n@@ -0,0 +1 @@\n+${'x'.repeat(2000)}\n`
+    )
+    .join('')
+  const changes: ChangesReport = {
+    kind: 'computed',
+    mode: 'apply',
+    patch: { baseSha: 'c'.repeat(40), files, heldBack: [], diff },
+    applied: { kind: 'in-place' }
+  }
+  const meta: ReportMeta = {
+    model: 'm',
+    sandbox: 'none',
+    limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000 },
+    elapsedMs: 1,
+    changes
+  }
+  const commands = Array.from({ length: 300 }, (_, i) => ({
+    command: `echo ${i}`,
+    exitCode: 0,
+    durationMs: 1,
+    output: 'y'.repeat(3000),
+    truncated: false,
+    timedOut: false,
+    blocked: false
+  }))
+  const o = {
+    finalText: 'F'.repeat(70_000),
+    exitReason: 'end_turn' as const,
+    turns: 3,
+    commands,
+    usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheCreationTokens: 0 },
+    costUsd: null
+  }
 
   it('a huge diff, log and final text together stay within 65,536 characters; order: final text, Changes, Commands', () => {
     const md = renderFinal(o, meta)
@@ -227,7 +355,9 @@ describe('the Changes section in the whole report', () => {
     expect(at('### Changes')).toBeGreaterThan(at('FFFF'))
     expect(at('<summary>Commands (300)</summary>')).toBeGreaterThan(at('### Changes'))
     expect(md).toContain('2,000 files changed')
-    expect(md.length - md.replace(/### Changes[\s\S]*?(?=\n\n<details><summary>Commands)/, '').length).toBeLessThanOrEqual(COMMENT_LIMIT / 4)
+    expect(md.length - md.replace(/### Changes[\s\S]*?(?=\n\n<details><summary>Commands)/, '').length).toBeLessThanOrEqual(
+      COMMENT_LIMIT / 4
+    )
   })
 
   it('the summary lists every file', () => {

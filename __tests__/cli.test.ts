@@ -40,7 +40,11 @@ describe('local run', () => {
   test('a task runs in the current directory and prints each command, its first lines and the final text', async () => {
     const ai = await startFakeAnthropic([bash('cat hello.txt; seq 1 50'), text('The file says hi.')])
     try {
-      const r = await runCli(['read', 'the', 'file'], { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url, MODEL_ID: 'claude-haiku-4-5' })
+      const r = await runCli(['read', 'the', 'file'], {
+        ANTHROPIC_API_KEY: 'sk-ant-local-123456789',
+        ANTHROPIC_BASE_URL: ai.url,
+        MODEL_ID: 'claude-haiku-4-5'
+      })
       expect(r.code).toBe(0)
       expect(r.out).toContain('$ cat hello.txt; seq 1 50')
       expect(r.out).toContain('hi there')
@@ -58,7 +62,11 @@ describe('local run', () => {
   test('with no task it is an interactive session that keeps the history; q quits', async () => {
     const ai = await startFakeAnthropic([text('first answer'), bash('pwd'), text('second answer')])
     try {
-      const r = await runCli([], { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url }, 'what is here?\nand now?\nq\nnever sent\n')
+      const r = await runCli(
+        [],
+        { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url },
+        'what is here?\nand now?\nq\nnever sent\n'
+      )
       expect(r.code).toBe(0)
       expect(r.out).toContain('first answer')
       expect(r.out).toContain('second answer')
@@ -88,7 +96,11 @@ describe('local run', () => {
   test('after a question ends at max-turns (a tool call left unanswered), the next question is still answered', async () => {
     const ai = await startFakeAnthropic([bash('echo one'), text('second answer')])
     try {
-      const r = await runCli([], { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url, MAX_TURNS: '1' }, 'first?\nsecond?\nq\n')
+      const r = await runCli(
+        [],
+        { ANTHROPIC_API_KEY: 'sk-ant-local-123456789', ANTHROPIC_BASE_URL: ai.url, MAX_TURNS: '1' },
+        'first?\nsecond?\nq\n'
+      )
       expect(r.code).toBe(0)
       expect(r.out).toContain('max_turns')
       expect(r.out).toContain('second answer')

@@ -13,7 +13,18 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { startFakeAnthropic, text, type Reply } from './helpers/fake-anthropic'
@@ -37,7 +48,9 @@ interface Kind {
 function sudoUser(): Kind['asUser'] {
   if (!isRoot) return undefined
   const name = process.env.BASH_AGENT_SUDO_USER || 'runner'
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find(l => l.startsWith(`${name}:`))
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find(l => l.startsWith(`${name}:`))
   if (!line) return undefined
   const [, , uid, gid] = line.split(':')
   if (spawnSync('sudo', ['-n', '-u', name, 'sudo', '-n', 'true']).status !== 0) return undefined
@@ -47,7 +60,10 @@ function sudoUser(): Kind['asUser'] {
 const KINDS: Kind[] = [{ name: isRoot ? 'root' : `${os.userInfo().username} with sudo` }]
 const su = sudoUser()
 if (su) KINDS.push({ name: `${su.name} with passwordless sudo`, asUser: su })
-else if (isRoot) console.log('contain.test: no user with passwordless sudo (BASH_AGENT_SUDO_USER / runner): the sudo kind is skipped here; .ci/run creates one')
+else if (isRoot)
+  console.log(
+    'contain.test: no user with passwordless sudo (BASH_AGENT_SUDO_USER / runner): the sudo kind is skipped here; .ci/run creates one'
+  )
 
 /** Run `argv` as root (we are, or through sudo). */
 function asRoot(argv: string[]): string {
@@ -74,7 +90,15 @@ function sharedDir(): string {
   return dir
 }
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' }
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@e'
+}
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv }).toString()
 
 /** A workspace as actions/checkout leaves it (persisted token), with what earlier steps added (ignored node_modules), owned by the action's user. */
@@ -90,13 +114,24 @@ function workspace(kind: Kind, o: { files?: number } = {}): string {
   writeFileSync(path.join(ws, 'src', 'a.txt'), 'a\n')
   git(ws, 'add', '-A')
   git(ws, 'commit', '-qm', 'base')
-  git(ws, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${GH_TOKEN}`).toString('base64')}`)
+  git(
+    ws,
+    'config',
+    '--local',
+    'http.https://github.com/.extraheader',
+    `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${GH_TOKEN}`).toString('base64')}`
+  )
   mkdirSync(path.join(ws, 'node_modules', 'dep'), { recursive: true })
   writeFileSync(path.join(ws, 'node_modules', 'dep', 'index.js'), 'module.exports = 1\n')
   if (o.files) {
     const many = path.join(ws, 'node_modules', 'many')
     mkdirSync(many)
-    execFileSync('bash', ['-c', `cd "$1" && for d in $(seq ${Math.ceil(o.files / 1000)}); do mkdir $d; (cd $d && seq 1000 | xargs touch); done`, 'bash', many])
+    execFileSync('bash', [
+      '-c',
+      `cd "$1" && for d in $(seq ${Math.ceil(o.files / 1000)}); do mkdir $d; (cd $d && seq 1000 | xargs touch); done`,
+      'bash',
+      many
+    ])
   }
   chmodSync(base, 0o700) // closed to others, as a runner's home is
   if (kind.asUser) execFileSync('chown', ['-R', `${kind.asUser.uid}:${kind.asUser.gid}`, base])
@@ -110,7 +145,11 @@ function snapshot(dir: string): Record<string, string> {
     for (const name of readdirSync(d).sort()) {
       const p = path.join(d, name)
       const st = lstatSync(p)
-      const what = st.isSymbolicLink() ? `link ${readlinkSync(p)}` : st.isDirectory() ? 'dir' : createHash('sha256').update(readFileSync(p)).digest('hex')
+      const what = st.isSymbolicLink()
+        ? `link ${readlinkSync(p)}`
+        : st.isDirectory()
+          ? 'dir'
+          : createHash('sha256').update(readFileSync(p)).digest('hex')
       out[path.relative(dir, p)] = `${st.mode.toString(8)} ${st.uid}:${st.gid} ${what}`
       if (st.isDirectory()) walk(p)
     }
@@ -156,9 +195,22 @@ interface Ran {
 }
 
 /** One run of the action: each command its own turn, then a final text. */
-async function agent(kind: Kind, ws: string, commands: string[], o: { sandbox?: 'user' | 'none'; script?: Reply[]; env?: Record<string, string>; onStdout?: Parameters<typeof runAction>[0]['onStdout'] } = {}): Promise<Ran> {
+async function agent(
+  kind: Kind,
+  ws: string,
+  commands: string[],
+  o: {
+    sandbox?: 'user' | 'none'
+    script?: Reply[]
+    env?: Record<string, string>
+    onStdout?: Parameters<typeof runAction>[0]['onStdout']
+  } = {}
+): Promise<Ran> {
   const script: Reply[] = o.script ?? [
-    ...commands.map((command, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'bash', input: { command } }], stop_reason: 'tool_use' })),
+    ...commands.map((command, i) => ({
+      content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'bash', input: { command } }],
+      stop_reason: 'tool_use'
+    })),
     text('Done.')
   ]
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY })
@@ -169,7 +221,13 @@ async function agent(kind: Kind, ws: string, commands: string[], o: { sandbox?: 
       payload: issueCommentEvent({ body: '/agent do it' }),
       workspace: ws,
       githubToken: GH_TOKEN,
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: o.sandbox ?? 'user', 'blocked-commands': '', 'command-timeout': '30' },
+      inputs: {
+        'anthropic-api-key': API_KEY,
+        'anthropic-base-url': fake.url,
+        sandbox: o.sandbox ?? 'user',
+        'blocked-commands': '',
+        'command-timeout': '30'
+      },
       env: { GITHUB_API_URL: gh.url, ...o.env },
       asUser: kind.asUser,
       onStdout: o.onStdout,
@@ -179,7 +237,9 @@ async function agent(kind: Kind, ws: string, commands: string[], o: { sandbox?: 
     const last = fake.requests[fake.requests.length - 1]
     for (const m of last?.body?.messages ?? []) {
       if (!Array.isArray(m.content)) continue
-      for (const b of m.content) if (b.type === 'tool_result') results.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
+      for (const b of m.content)
+        if (b.type === 'tool_result')
+          results.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
     }
     const comments = [...gh.comments.values()]
     return { run, results, finalComment: comments.length ? comments[comments.length - 1].body : '' }
@@ -224,21 +284,25 @@ const kinds = privileged ? KINDS : []
 if (!privileged) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
 
 describe.each(kinds)('contained (action as $name)', kind => {
-  test.each(['user', 'none'] as const)('sandbox %s: a PID-hopping forker, a setsid daemon, an env -i process with closed descriptors and a SIGTERM-ignorer are all gone when the step ends', async mode => {
-    const ws = workspace(kind)
-    const hb = sharedDir()
-    const tag = `4${randomBytes(3).readUIntBE(0, 3)}.5`
-    const r = await agent(kind, ws, [survivors(hb, tag)], { sandbox: mode })
-    expect(r.run.code).toBe(0)
-    expect(r.results[0].split('\n').sort()).toEqual(['daemon', 'envi', 'hopper', 'term'])
-    expect(r.finalComment).not.toContain('WARNING')
-    const beats = await heartbeatsStill(hb)
-    expect(beats.names).toEqual(['daemon', 'envi', 'hopper', 'term'])
-    expect(beats.changed).toEqual([])
-    expect(processesWith(tag)).toEqual([])
-  }, 300_000)
+  test.each(['user', 'none'] as const)(
+    'sandbox %s: a PID-hopping forker, a setsid daemon, an env -i process with closed descriptors and a SIGTERM-ignorer are all gone when the step ends',
+    async mode => {
+      const ws = workspace(kind)
+      const hb = sharedDir()
+      const tag = `4${randomBytes(3).readUIntBE(0, 3)}.5`
+      const r = await agent(kind, ws, [survivors(hb, tag)], { sandbox: mode })
+      expect(r.run.code).toBe(0)
+      expect(r.results[0].split('\n').sort()).toEqual(['daemon', 'envi', 'hopper', 'term'])
+      expect(r.finalComment).not.toContain('WARNING')
+      const beats = await heartbeatsStill(hb)
+      expect(beats.names).toEqual(['daemon', 'envi', 'hopper', 'term'])
+      expect(beats.changed).toEqual([])
+      expect(processesWith(tag)).toEqual([])
+    },
+    300_000
+  )
 
-  test('the agent\'s planted git config, hooks and commit never run in the workspace; .git stays byte-identical; its file edits land', async () => {
+  test("the agent's planted git config, hooks and commit never run in the workspace; .git stays byte-identical; its file edits land", async () => {
     const ws = workspace(kind)
     const hb = sharedDir()
     const before = snapshot(path.join(ws, '.git'))
@@ -279,10 +343,18 @@ describe.each(kinds)('contained (action as $name)', kind => {
   test('the workspace, its .git, RUNNER_TEMP and GITHUB_ENV / GITHUB_PATH / GITHUB_OUTPUT / GITHUB_STATE are not writable by the agent; nothing outside its copy is', async () => {
     const ws = workspace(kind)
     const tries = [
-      'echo pwned=1 >> "$GITHUB_OUTPUT"', 'echo pwned=1 >> "$GITHUB_STATE"', 'echo PWNED=1 >> "$GITHUB_ENV"', 'echo /pwned >> "$GITHUB_PATH"',
-      'echo x > "$RUNNER_TEMP/pwned"', `echo x > "${ws}/pwned"`, `echo x >> "${ws}/.git/config"`, 'ls /var/lib/bash-agent/runs'
+      'echo pwned=1 >> "$GITHUB_OUTPUT"',
+      'echo pwned=1 >> "$GITHUB_STATE"',
+      'echo PWNED=1 >> "$GITHUB_ENV"',
+      'echo /pwned >> "$GITHUB_PATH"',
+      'echo x > "$RUNNER_TEMP/pwned"',
+      `echo x > "${ws}/pwned"`,
+      `echo x >> "${ws}/.git/config"`,
+      'ls /var/lib/bash-agent/runs'
     ]
-    const r = await agent(kind, ws, [tries.map(t => `(${t}) 2>/dev/null && echo "WROTE: ${t.replace(/"/g, '')}" || echo refused`).join('\n')])
+    const r = await agent(kind, ws, [
+      tries.map(t => `(${t}) 2>/dev/null && echo "WROTE: ${t.replace(/"/g, '')}" || echo refused`).join('\n')
+    ])
     expect(r.run.code).toBe(0)
     expect(r.results[0].split('\n')).toEqual(tries.map(() => 'refused'))
     expect(r.run.outputs.pwned).toBeUndefined()
@@ -293,7 +365,7 @@ describe.each(kinds)('contained (action as $name)', kind => {
     expect(readFileSync(path.join(ws, '.git', 'config'), 'utf8')).not.toContain('\nx\n')
   }, 300_000)
 
-  test('the copy holds no credential, the earlier steps\' ignored files and the commit checked out; ps shows only the run', async () => {
+  test("the copy holds no credential, the earlier steps' ignored files and the commit checked out; ps shows only the run", async () => {
     const ws = workspace(kind)
     // nested checkouts two and three folders deep, each with a persisted token
     const nestedToken = `ghp_${randomBytes(18).toString('hex')}`
@@ -304,7 +376,13 @@ describe.each(kinds)('contained (action as $name)', kind => {
       writeFileSync(path.join(d, 'lib.txt'), 'lib\n')
       git(d, 'add', '-A')
       git(d, 'commit', '-qm', 'lib')
-      git(d, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${nestedToken}`).toString('base64')}`)
+      git(
+        d,
+        'config',
+        '--local',
+        'http.https://github.com/.extraheader',
+        `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${nestedToken}`).toString('base64')}`
+      )
       git(d, 'config', '--local', 'remote.origin.url', `https://x-access-token:${nestedToken}@github.com/o/lib`)
       git(d, 'config', '--local', 'includeIf.gitdir:/x/.path', '/x/git-credentials-1.config')
     }
@@ -336,10 +414,21 @@ describe.each(kinds)('contained (action as $name)', kind => {
     chmodSync(victims, 0o755)
     symlinkSync(path.join(victims, 'file'), path.join(ws, 'link-file'))
     symlinkSync(path.join(victims, 'dir'), path.join(ws, 'link-dir'))
-    if (kind.asUser) execFileSync('chown', ['-h', `${kind.asUser.uid}:${kind.asUser.gid}`, path.join(ws, 'link-file'), path.join(ws, 'link-dir')])
+    if (kind.asUser)
+      execFileSync('chown', ['-h', `${kind.asUser.uid}:${kind.asUser.gid}`, path.join(ws, 'link-file'), path.join(ws, 'link-dir')])
     const before = snapshot(victims)
     // a swapper flipping a folder of the workspace to a symlink and back while the action sets up
-    const swapper = spawn('bash', ['-c', `cd "$1"; for i in $(seq 4000); do rm -rf swap; mkdir swap; touch swap/f; rm -rf swap; ln -s "$2" swap; done`, 'bash', ws, path.join(victims, 'dir')], { stdio: 'ignore', ...(kind.asUser ?? {}) })
+    const swapper = spawn(
+      'bash',
+      [
+        '-c',
+        `cd "$1"; for i in $(seq 4000); do rm -rf swap; mkdir swap; touch swap/f; rm -rf swap; ln -s "$2" swap; done`,
+        'bash',
+        ws,
+        path.join(victims, 'dir')
+      ],
+      { stdio: 'ignore', ...(kind.asUser ?? {}) }
+    )
     const r = await agent(kind, ws, [
       'echo x >> link-file; echo x > link-dir/inner; chmod 777 link-dir 2>&1; echo tried',
       `rm -rf src; ln -s "${victims}/dir" src; ln -sfn "${victims}/file" README.md; ln -s / root-link; echo planted`
@@ -378,7 +467,19 @@ describe.each(kinds)('contained (action as $name)', kind => {
     const dirsBefore = runDirs()
     let child: { pid?: number } | undefined
     const script: Reply[] = [
-      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 2000 | xargs touch); done; echo made' } }], stop_reason: 'tool_use' },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'bash',
+            input: {
+              command: 'mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 2000 | xargs touch); done; echo made'
+            }
+          }
+        ],
+        stop_reason: 'tool_use'
+      },
       () => {
         // the runner's cancel arrives while the next command runs
         setTimeout(() => child?.pid && process.kill(child.pid, 'SIGINT'), 1000)
@@ -407,11 +508,13 @@ describe.each(kinds)('contained (action as $name)', kind => {
 })
 
 function nsMembers(ns: string): number[] {
-  return readdirSync('/proc').filter(n => {
-    try {
-      return /^\d+$/.test(n) && readlinkSync(`/proc/${n}/ns/pid`) === ns
-    } catch {
-      return false
-    }
-  }).map(Number)
+  return readdirSync('/proc')
+    .filter(n => {
+      try {
+        return /^\d+$/.test(n) && readlinkSync(`/proc/${n}/ns/pid`) === ns
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 }

@@ -42,7 +42,7 @@ function conversation(turns: number, outputChars: number): MessageParam[] {
 }
 
 const resultsOf = (m: MessageParam): ToolResult[] =>
-  Array.isArray(m.content) ? (m.content as unknown as ToolResult[]).filter((b) => b.type === 'tool_result') : []
+  Array.isArray(m.content) ? (m.content as unknown as ToolResult[]).filter(b => b.type === 'tool_result') : []
 
 const allResults = (messages: MessageParam[]): ToolResult[] => messages.flatMap(resultsOf)
 
@@ -54,8 +54,8 @@ function expectValidPairs(messages: MessageParam[]): void {
       if (block.type !== 'tool_use') continue
       const next = messages[i + 1]
       expect(next?.role).toBe('user')
-      expect(resultsOf(next).filter((r) => r.tool_use_id === block.id)).toHaveLength(1)
-      expect(allResults(messages).filter((r) => r.tool_use_id === block.id)).toHaveLength(1)
+      expect(resultsOf(next).filter(r => r.tool_use_id === block.id)).toHaveLength(1)
+      expect(allResults(messages).filter(r => r.tool_use_id === block.id)).toHaveLength(1)
     }
   })
 }
@@ -120,11 +120,11 @@ describe('elideOldToolResults', () => {
       }
       const now = resultsOf(m)
       const was = resultsOf(original[i])
-      expect(now.map((r) => r.tool_use_id)).toEqual(was.map((r) => r.tool_use_id))
-      expect(now.map((r) => r.is_error)).toEqual(was.map((r) => r.is_error))
+      expect(now.map(r => r.tool_use_id)).toEqual(was.map(r => r.tool_use_id))
+      expect(now.map(r => r.is_error)).toEqual(was.map(r => r.is_error))
       now.forEach((r, j) => expect({ ...r, content: was[j].content }).toEqual(was[j]))
     })
-    expect(results.filter((r) => r.is_error === true)).toHaveLength(14)
+    expect(results.filter(r => r.is_error === true)).toHaveLength(14)
     expectValidPairs(messages)
   })
 
@@ -144,7 +144,7 @@ describe('elideOldToolResults', () => {
     expect(n).toBe(37)
     const results = allResults(messages)
     const originalResults = allResults(original)
-    results.slice(0, 37).forEach((r) => expect(r.content).toMatch(STUB))
+    results.slice(0, 37).forEach(r => expect(r.content).toMatch(STUB))
     results.slice(37).forEach((r, i) => expect(r.content).toBe(originalResults[37 + i].content))
     expectValidPairs(messages)
     // Over budget still, but everything that may be elided already is: a second run changes nothing.
@@ -174,7 +174,7 @@ describe('elideOldToolResults', () => {
   it('with keepRecent 0 may elide every result', () => {
     const messages = conversation(10, 8000)
     expect(elideOldToolResults(messages, { budgetTokens: 100, keepRecent: 0 })).toBe(10)
-    expect(allResults(messages).every((r) => STUB.test(r.content))).toBe(true)
+    expect(allResults(messages).every(r => STUB.test(r.content))).toBe(true)
     expectValidPairs(messages)
   })
 
@@ -226,7 +226,12 @@ describe('eliding through the built action', () => {
       run = await runAction({
         eventName: 'issue_comment',
         payload: issueCommentEvent({ body: '/agent read the big files', issueNumber: 4 }),
-        inputs: { 'anthropic-api-key': 'sk-ant-context-test-0000000', sandbox: 'none', model: 'acme-long-context-model', 'max-output-chars': '200000' },
+        inputs: {
+          'anthropic-api-key': 'sk-ant-context-test-0000000',
+          sandbox: 'none',
+          model: 'acme-long-context-model',
+          'max-output-chars': '200000'
+        },
         env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: github.url }
       })
     } finally {
@@ -249,7 +254,11 @@ describe('eliding through the built action', () => {
       const results = allResults(messages)
       // results in the order of the commands, none lost
       expect(results.map(x => x.tool_use_id)).toEqual(
-        messages.flatMap(m => (m.role === 'assistant' && Array.isArray(m.content) ? (m.content as Array<{ type: string; id?: string }>).filter(b => b.type === 'tool_use').map(b => b.id) : []))
+        messages.flatMap(m =>
+          m.role === 'assistant' && Array.isArray(m.content)
+            ? (m.content as Array<{ type: string; id?: string }>).filter(b => b.type === 'tool_use').map(b => b.id)
+            : []
+        )
       )
       const stubs = results.filter(x => STUB.test(x.content))
       stubsPerRequest.push(stubs.length)
@@ -271,7 +280,7 @@ describe('eliding through the built action', () => {
     // nothing elided while the conversation fits; then the oldest first, one more each turn
     expect(stubsPerRequest).toEqual([0, 0, 0, 0, 1, 2, 3])
     // the last request is the smaller for it (its three newest results alone are over the budget, and stay whole)
-    expect(estimateTokens(requests[6].body.messages)).toBeLessThan((6 * CHARS) / 4 - 2 * CHARS / 4)
+    expect(estimateTokens(requests[6].body.messages)).toBeLessThan((6 * CHARS) / 4 - (2 * CHARS) / 4)
     expect(run.outputs['cost-usd']).toBe('')
   })
 })

@@ -50,13 +50,19 @@ function footerOf(markdown: string): string {
   return lines[lines.length - 1]
 }
 
-const errorsOf = (run: { commands: Array<{ command: string; message: string }> }) => run.commands.filter(c => c.command === 'error').map(c => c.message)
+const errorsOf = (run: { commands: Array<{ command: string; message: string }> }) =>
+  run.commands.filter(c => c.command === 'error').map(c => c.message)
 
 describe('cost, through the built action', () => {
   it('estimates a known model: cost-usd output and the footer', async () => {
     const script = [
       withUsage(bash('echo hello'), { input_tokens: 1200, output_tokens: 300, cache_creation_input_tokens: 5000 }),
-      withUsage(text('Said hello.'), { input_tokens: 800, output_tokens: 150, cache_creation_input_tokens: 700, cache_read_input_tokens: 5100 })
+      withUsage(text('Said hello.'), {
+        input_tokens: 800,
+        output_tokens: 150,
+        cache_creation_input_tokens: 700,
+        cache_read_input_tokens: 5100
+      })
     ]
     const { run, comment } = await runWith(script)
     expect(run.code).toBe(0)
@@ -68,7 +74,9 @@ describe('cost, through the built action', () => {
     // claude-sonnet-4-6 (runWith's model): $3 in, $15 out, $3.75 cache write, $0.30 cache read per million:
     // 2000*3 + 450*15 + 5700*3.75 + 5100*0.3 = 6000 + 6750 + 21375 + 1530 = 35655 micro-dollars
     expect(run.outputs['cost-usd']).toBe('0.0357')
-    expect(estimateCost('claude-sonnet-4-6', { inputTokens: 2000, outputTokens: 450, cacheCreationTokens: 5700, cacheReadTokens: 5100 })).toBeCloseTo(0.035655, 10)
+    expect(
+      estimateCost('claude-sonnet-4-6', { inputTokens: 2000, outputTokens: 450, cacheCreationTokens: 5700, cacheReadTokens: 5100 })
+    ).toBeCloseTo(0.035655, 10)
     const foot = footerOf(comment)
     expect(foot).toContain('model claude-sonnet-4-6')
     expect(foot).toContain('~$0.0357')

@@ -1,12 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import {
-  addUsage,
-  billedInputTokens,
-  contextWindowOf,
-  estimateCost,
-  formatUsd,
-  priceOf
-} from '../src/agent/cost'
+import { addUsage, billedInputTokens, contextWindowOf, estimateCost, formatUsd, priceOf } from '../src/agent/cost'
 import { PRICES } from '../src/agent/prices'
 import { emptyUsage, type Usage } from '../src/types'
 
@@ -140,10 +133,9 @@ describe('billedInputTokens', () => {
   it('weights cache writes 1.25x and cache reads 0.1x', () => {
     expect(billedInputTokens(emptyUsage())).toBe(0)
     expect(billedInputTokens(usage({ inputTokens: 1000 }))).toBe(1000)
-    expect(billedInputTokens(usage({ inputTokens: 1000, cacheCreationTokens: 2000, cacheReadTokens: 10_000, outputTokens: 999 }))).toBeCloseTo(
-      1000 + 2500 + 1000,
-      10
-    )
+    expect(
+      billedInputTokens(usage({ inputTokens: 1000, cacheCreationTokens: 2000, cacheReadTokens: 10_000, outputTokens: 999 }))
+    ).toBeCloseTo(1000 + 2500 + 1000, 10)
   })
 })
 

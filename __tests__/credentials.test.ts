@@ -24,7 +24,15 @@ import {
 } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { collectCredentials, credentialsPending, findGitConfigs, hideCredentials, newCredentialState, removeCredentials, restoreFromState } from '../src/sandbox/credentials'
+import {
+  collectCredentials,
+  credentialsPending,
+  findGitConfigs,
+  hideCredentials,
+  newCredentialState,
+  removeCredentials,
+  restoreFromState
+} from '../src/sandbox/credentials'
 import { parseConfig } from '../src/sandbox/gitconfig'
 import { Redactor } from '../src/report/redact'
 
@@ -46,7 +54,14 @@ function git(cwd: string, ...args: string[]): string {
 
 /** Every form of a secret a command could print it in (and the action must show nowhere). */
 function formsOf(secret: string): string[] {
-  const out = new Set([secret, b64(secret), b64(`x-access-token:${secret}`), hex(secret), Buffer.from(secret).toString('base64url'), encodeURIComponent(secret)])
+  const out = new Set([
+    secret,
+    b64(secret),
+    b64(`x-access-token:${secret}`),
+    hex(secret),
+    Buffer.from(secret).toString('base64url'),
+    encodeURIComponent(secret)
+  ])
   const bytes = Buffer.from(secret)
   for (let k = 0; k < 3; k++) {
     const enc = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64')
@@ -116,13 +131,28 @@ function workspaceWithCheckouts() {
   // a submodule: a gitfile pointing into the parent's .git/modules
   const modDir = path.join(workspace, '.git', 'modules', 'vendor', 'tool')
   mkdirSync(modDir, { recursive: true })
-  writeFileSync(path.join(modDir, 'config'), `[core]\n\tbare = false\n\tworktree = ../../../../vendor/tool\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}\n`)
+  writeFileSync(
+    path.join(modDir, 'config'),
+    `[core]\n\tbare = false\n\tworktree = ../../../../vendor/tool\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}\n`
+  )
   mkdirSync(path.join(workspace, 'vendor', 'tool'), { recursive: true })
   writeFileSync(path.join(workspace, 'vendor', 'tool', '.git'), 'gitdir: ../../.git/modules/vendor/tool\n')
   const files = [top.config, credentials, deps.config, deep.config, path.join(modDir, 'config')]
   const bytes = new Map(files.map(f => [f, readFileSync(f)]))
   const stats = new Map(files.map(f => [f, lstatSync(f)]))
-  return { root, workspace, runnerTemp, top, deps, deep, credentials, files, bytes, stats, secrets: { jobToken, pat, opaque, urlPassword, helperToken } }
+  return {
+    root,
+    workspace,
+    runnerTemp,
+    top,
+    deps,
+    deep,
+    credentials,
+    files,
+    bytes,
+    stats,
+    secrets: { jobToken, pat, opaque, urlPassword, helperToken }
+  }
 }
 
 function expectUnchanged(w: ReturnType<typeof workspaceWithCheckouts>): void {
@@ -147,11 +177,17 @@ describe('finding repositories', () => {
     const bare = path.join(w.workspace, 'mirrors', 'lib.git')
     mkdirSync(bare, { recursive: true })
     if (hasGit) git(bare, 'init', '-q', '--bare')
-    else for (const [n, c] of [['HEAD', 'ref: refs/heads/main\n'], ['config', '[core]\n\tbare = true\n']]) writeFileSync(path.join(bare, n), c)
+    else
+      for (const [n, c] of [
+        ['HEAD', 'ref: refs/heads/main\n'],
+        ['config', '[core]\n\tbare = true\n']
+      ])
+        writeFileSync(path.join(bare, n), c)
     mkdirSync(path.join(bare, 'objects'), { recursive: true })
     const found = (await findGitConfigs(w.workspace)).files
     expect(found).toContain(path.join(bare, 'config'))
-    for (const f of [w.top.config, w.deps.config, w.deep.config, path.join(w.workspace, '.git', 'modules', 'vendor', 'tool', 'config')]) expect(found).toContain(f)
+    for (const f of [w.top.config, w.deps.config, w.deep.config, path.join(w.workspace, '.git', 'modules', 'vendor', 'tool', 'config')])
+      expect(found).toContain(f)
     expect(found).not.toContain(outside.config)
   })
 
@@ -164,38 +200,44 @@ describe('finding repositories', () => {
 })
 
 describe('hide and put back (sandbox: none)', () => {
-  withGit('checkouts two and three folders deep, a submodule and checkout v6\'s file: nothing readable by a command, in any encoding', async () => {
-    const w = workspaceWithCheckouts()
-    const redactor = new Redactor()
-    const ref = newCredentialState(w.runnerTemp)
-    const { logs, log } = logsOf()
-    const hidden = await hideCredentials(w.workspace, redactor, ref, log)
-    const all = Object.values(w.secrets)
+  withGit(
+    "checkouts two and three folders deep, a submodule and checkout v6's file: nothing readable by a command, in any encoding",
+    async () => {
+      const w = workspaceWithCheckouts()
+      const redactor = new Redactor()
+      const ref = newCredentialState(w.runnerTemp)
+      const { logs, log } = logsOf()
+      const hidden = await hideCredentials(w.workspace, redactor, ref, log)
+      const all = Object.values(w.secrets)
 
-    // the files themselves (workspace and RUNNER_TEMP, where the encrypted state sits too), plain, base64 or hex
-    expect(filesHolding(w.root, all)).toEqual([])
-    // what real commands print
-    for (const repo of [w.top, w.deps, w.deep]) {
-      const shown = [
-        git(repo.dir, 'config', '--list', '--show-origin', '--includes'),
-        execFileSync('/bin/sh', ['-c', 'cat .git/config | base64; od -An -tx1 .git/config; git remote -v'], { cwd: repo.dir, env: GIT_ENV }).toString()
-      ].join('\n')
-      for (const s of all) for (const f of formsOf(s)) expect(shown).not.toContain(f)
-      expect(shown).not.toMatch(/extraheader|authorization|git-credentials/i)
+      // the files themselves (workspace and RUNNER_TEMP, where the encrypted state sits too), plain, base64 or hex
+      expect(filesHolding(w.root, all)).toEqual([])
+      // what real commands print
+      for (const repo of [w.top, w.deps, w.deep]) {
+        const shown = [
+          git(repo.dir, 'config', '--list', '--show-origin', '--includes'),
+          execFileSync('/bin/sh', ['-c', 'cat .git/config | base64; od -An -tx1 .git/config; git remote -v'], {
+            cwd: repo.dir,
+            env: GIT_ENV
+          }).toString()
+        ].join('\n')
+        for (const s of all) for (const f of formsOf(s)) expect(shown).not.toContain(f)
+        expect(shown).not.toMatch(/extraheader|authorization|git-credentials/i)
+      }
+      // the rest of each config is untouched, and a URL keeps working without its password
+      expect(git(w.deep.dir, 'config', 'remote.mirror.url').trim()).toBe('https://git.example.com/o/r.git')
+      expect(git(w.deps.dir, 'config', 'user.name').trim()).toBe('someone')
+      // every secret value is known to the redactor, in every form it knows (hex is not one yet), the one without a token shape too
+      for (const s of all) for (const f of formsOf(s).filter(f => f !== hex(s))) expect(redactor.redact(`<${f}>`)).not.toContain(f)
+      expect(logs.join('\n')).toContain(`${w.deps.config}: http.https://github.com/.extraheader`)
+      expect(credentialsPending(ref)).toBe(true)
+
+      expect(await hidden.restore()).toEqual([])
+      expectUnchanged(w)
+      expect(credentialsPending(ref)).toBe(false)
+      expect(await hidden.restore()).toEqual([])
     }
-    // the rest of each config is untouched, and a URL keeps working without its password
-    expect(git(w.deep.dir, 'config', 'remote.mirror.url').trim()).toBe('https://git.example.com/o/r.git')
-    expect(git(w.deps.dir, 'config', 'user.name').trim()).toBe('someone')
-    // every secret value is known to the redactor, in every form it knows (hex is not one yet), the one without a token shape too
-    for (const s of all) for (const f of formsOf(s).filter(f => f !== hex(s))) expect(redactor.redact(`<${f}>`)).not.toContain(f)
-    expect(logs.join('\n')).toContain(`${w.deps.config}: http.https://github.com/.extraheader`)
-    expect(credentialsPending(ref)).toBe(true)
-
-    expect(await hidden.restore()).toEqual([])
-    expectUnchanged(w)
-    expect(credentialsPending(ref)).toBe(false)
-    expect(await hidden.restore()).toEqual([])
-  })
+  )
 
   withGit('put back with no git and an empty PATH: only this process touches the files', async () => {
     const w = workspaceWithCheckouts()
@@ -237,7 +279,7 @@ describe('hide and put back (sandbox: none)', () => {
     expectUnchanged(w)
   })
 
-  withGit('the agent\'s edits to a config that held credentials are discarded (core.fsmonitor planted) and the log says so', async () => {
+  withGit("the agent's edits to a config that held credentials are discarded (core.fsmonitor planted) and the log says so", async () => {
     const w = workspaceWithCheckouts()
     const ref = newCredentialState(w.runnerTemp)
     const { logs, log } = logsOf()
@@ -251,7 +293,7 @@ describe('hide and put back (sandbox: none)', () => {
     expect(logs.join('\n')).toContain(w.deps.config)
   })
 
-  withGit('a config deleted or replaced by a symlink comes back as the file; the symlink\'s target is never written', async () => {
+  withGit("a config deleted or replaced by a symlink comes back as the file; the symlink's target is never written", async () => {
     const w = workspaceWithCheckouts()
     const target = path.join(w.root, 'precious.txt')
     writeFileSync(target, 'precious\n')
@@ -274,7 +316,9 @@ describe('hide and put back (sandbox: none)', () => {
     renameSync(path.join(w.deps.dir, '.git'), path.join(w.root, 'moved-git'))
     symlinkSync(elsewhere, path.join(w.deps.dir, '.git'))
     const problems = await hidden.restore()
-    expect(problems.join('\n')).toMatch(new RegExp(`not put back in ${w.deps.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its folder was replaced`))
+    expect(problems.join('\n')).toMatch(
+      new RegExp(`not put back in ${w.deps.config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its folder was replaced`)
+    )
     expect(readdirSync(elsewhere)).toEqual([])
     expect(credentialsPending(ref)).toBe(true) // the post step may try again
     // the other files are back
@@ -302,29 +346,37 @@ describe('hide and put back (sandbox: none)', () => {
     for (const s of Object.values(w.secrets)) expect(redactor.redact(s)).toBe('***')
   })
 
-  withGit('the runner user\'s global config and credential store (git config --global url...insteadOf with a token, the store helper)', async () => {
-    const w = workspaceWithCheckouts()
-    const home = path.join(w.root, 'home')
-    mkdirSync(home)
-    const token = `ghp_${alnum(36)}`
-    const storePassword = `St0re${alnum(20)}`
-    const gitconfig = path.join(home, '.gitconfig')
-    writeFileSync(gitconfig, `[user]\n\tname = runner\n[url "https://x-access-token:${token}@github.com/"]\n\tinsteadOf = https://github.com/\n[credential]\n\thelper = store\n`)
-    const store = path.join(home, '.git-credentials')
-    writeFileSync(store, `https://octocat:${storePassword}@github.com\n`, { mode: 0o600 })
-    const before = [readFileSync(gitconfig), readFileSync(store)]
-    const redactor = new Redactor()
-    const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), undefined, { home })
-    expect(filesHolding(home, [token, storePassword])).toEqual([])
-    const shown = execFileSync('git', ['config', '--global', '--list'], { env: { ...GIT_ENV, HOME: home, GIT_CONFIG_GLOBAL: gitconfig } }).toString()
-    expect(shown).toContain('user.name=runner')
-    expect(shown).not.toContain('credential.helper')
-    expect(redactor.redact(`${token} ${storePassword}`)).toBe('*** ***')
-    expect(await hidden.restore()).toEqual([])
-    expect(readFileSync(gitconfig).equals(before[0])).toBe(true)
-    expect(readFileSync(store).equals(before[1])).toBe(true)
-    expect(lstatSync(store).mode & 0o777).toBe(0o600)
-  })
+  withGit(
+    "the runner user's global config and credential store (git config --global url...insteadOf with a token, the store helper)",
+    async () => {
+      const w = workspaceWithCheckouts()
+      const home = path.join(w.root, 'home')
+      mkdirSync(home)
+      const token = `ghp_${alnum(36)}`
+      const storePassword = `St0re${alnum(20)}`
+      const gitconfig = path.join(home, '.gitconfig')
+      writeFileSync(
+        gitconfig,
+        `[user]\n\tname = runner\n[url "https://x-access-token:${token}@github.com/"]\n\tinsteadOf = https://github.com/\n[credential]\n\thelper = store\n`
+      )
+      const store = path.join(home, '.git-credentials')
+      writeFileSync(store, `https://octocat:${storePassword}@github.com\n`, { mode: 0o600 })
+      const before = [readFileSync(gitconfig), readFileSync(store)]
+      const redactor = new Redactor()
+      const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), undefined, { home })
+      expect(filesHolding(home, [token, storePassword])).toEqual([])
+      const shown = execFileSync('git', ['config', '--global', '--list'], {
+        env: { ...GIT_ENV, HOME: home, GIT_CONFIG_GLOBAL: gitconfig }
+      }).toString()
+      expect(shown).toContain('user.name=runner')
+      expect(shown).not.toContain('credential.helper')
+      expect(redactor.redact(`${token} ${storePassword}`)).toBe('*** ***')
+      expect(await hidden.restore()).toEqual([])
+      expect(readFileSync(gitconfig).equals(before[0])).toBe(true)
+      expect(readFileSync(store).equals(before[1])).toBe(true)
+      expect(lstatSync(store).mode & 0o777).toBe(0o600)
+    }
+  )
 
   withGit('a hard-linked config is rewritten in place: no other name keeps the credential', async () => {
     const w = workspaceWithCheckouts()
@@ -338,40 +390,43 @@ describe('hide and put back (sandbox: none)', () => {
     expectUnchanged(w)
   })
 
-  withGit('a gitfile or include pointing outside the workspace never gets a system file changed: only git directories and git configs are', async () => {
-    const w = workspaceWithCheckouts()
-    // a "system" folder with an INI-like file that is no git config, and one that is a valid config holding a token
-    const system = path.join(w.root, 'etc')
-    mkdirSync(system)
-    const hash = `$6$${alnum(16)}$${alnum(80)}`
-    const shadow = path.join(system, 'config')
-    writeFileSync(shadow, `root:${hash}:19000:0:99999:7:::\n`)
-    const unit = path.join(system, 'service.conf')
-    const unitToken = alnum(40)
-    writeFileSync(unit, `[service]\n\tenvironment = TOKEN=${unitToken}\n`)
-    const before = [readFileSync(shadow), readFileSync(unit)]
-    // planted by an earlier step's tarball: a gitfile to the folder, includes of both files
-    const planted = path.join(w.workspace, 'vendor', 'evil')
-    mkdirSync(planted, { recursive: true })
-    writeFileSync(path.join(planted, '.git'), `gitdir: ${system}\n`)
-    appendFileSync(w.deps.config, `[include]\n\tpath = ${unit}\n\tpath = ${shadow}\n`)
-    w.bytes.set(w.deps.config, readFileSync(w.deps.config))
-    const redactor = new Redactor()
-    const { logs, log } = logsOf()
-    const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), log)
-    expect(readFileSync(shadow).equals(before[0])).toBe(true)
-    expect(readFileSync(unit).equals(before[1])).toBe(true)
-    expect(hidden.files).not.toContain(shadow)
-    expect(hidden.files).not.toContain(unit)
-    // the valid config's value is redacted all the same, and the repository no longer includes it
-    expect(redactor.redact(unitToken)).toBe('***')
-    expect(readFileSync(w.deps.config, 'utf8')).not.toContain(unit)
-    expect(readFileSync(w.deps.config, 'utf8')).toContain(shadow) // no credentials file: the include stays
-    expect(logs.join('\n')).toContain(`${unit} (included by a repository's config) holds credentials`)
-    expect(await hidden.restore()).toEqual([])
-    expect(readFileSync(shadow).equals(before[0])).toBe(true)
-    expectUnchanged(w)
-  })
+  withGit(
+    'a gitfile or include pointing outside the workspace never gets a system file changed: only git directories and git configs are',
+    async () => {
+      const w = workspaceWithCheckouts()
+      // a "system" folder with an INI-like file that is no git config, and one that is a valid config holding a token
+      const system = path.join(w.root, 'etc')
+      mkdirSync(system)
+      const hash = `$6$${alnum(16)}$${alnum(80)}`
+      const shadow = path.join(system, 'config')
+      writeFileSync(shadow, `root:${hash}:19000:0:99999:7:::\n`)
+      const unit = path.join(system, 'service.conf')
+      const unitToken = alnum(40)
+      writeFileSync(unit, `[service]\n\tenvironment = TOKEN=${unitToken}\n`)
+      const before = [readFileSync(shadow), readFileSync(unit)]
+      // planted by an earlier step's tarball: a gitfile to the folder, includes of both files
+      const planted = path.join(w.workspace, 'vendor', 'evil')
+      mkdirSync(planted, { recursive: true })
+      writeFileSync(path.join(planted, '.git'), `gitdir: ${system}\n`)
+      appendFileSync(w.deps.config, `[include]\n\tpath = ${unit}\n\tpath = ${shadow}\n`)
+      w.bytes.set(w.deps.config, readFileSync(w.deps.config))
+      const redactor = new Redactor()
+      const { logs, log } = logsOf()
+      const hidden = await hideCredentials(w.workspace, redactor, newCredentialState(w.runnerTemp), log)
+      expect(readFileSync(shadow).equals(before[0])).toBe(true)
+      expect(readFileSync(unit).equals(before[1])).toBe(true)
+      expect(hidden.files).not.toContain(shadow)
+      expect(hidden.files).not.toContain(unit)
+      // the valid config's value is redacted all the same, and the repository no longer includes it
+      expect(redactor.redact(unitToken)).toBe('***')
+      expect(readFileSync(w.deps.config, 'utf8')).not.toContain(unit)
+      expect(readFileSync(w.deps.config, 'utf8')).toContain(shadow) // no credentials file: the include stays
+      expect(logs.join('\n')).toContain(`${unit} (included by a repository's config) holds credentials`)
+      expect(await hidden.restore()).toEqual([])
+      expect(readFileSync(shadow).equals(before[0])).toBe(true)
+      expectUnchanged(w)
+    }
+  )
 
   withGit('placeholder passwords of local services are taken out of URLs but not taught (they would wreck output)', async () => {
     const root = mkdtempSync(path.join(tmp, 'pg-'))
@@ -395,18 +450,21 @@ describe('hide and put back (sandbox: none)', () => {
     expectUnchanged(w)
   })
 
-  withGit('removeCredentials (a working copy): every credential inside goes for good, nothing outside is changed, nothing saved', async () => {
-    const w = workspaceWithCheckouts()
-    const redactor = new Redactor()
-    const credsBefore = readFileSync(w.credentials)
-    const tempBefore = readdirSync(w.runnerTemp).sort()
-    expect(await removeCredentials(w.workspace, redactor)).toEqual([])
-    expect(filesHolding(w.workspace, Object.values(w.secrets))).toEqual([])
-    expect(readFileSync(w.credentials).equals(credsBefore)).toBe(true) // checkout's file outside the copy: untouched
-    expect(readdirSync(w.runnerTemp).sort()).toEqual(tempBefore) // no state written
-    expect(git(w.top.dir, 'config', '--list', '--includes')).not.toMatch(/extraheader/i)
-    for (const s of Object.values(w.secrets)) expect(redactor.redact(s)).toBe('***')
-  })
+  withGit(
+    'removeCredentials (a working copy): every credential inside goes for good, nothing outside is changed, nothing saved',
+    async () => {
+      const w = workspaceWithCheckouts()
+      const redactor = new Redactor()
+      const credsBefore = readFileSync(w.credentials)
+      const tempBefore = readdirSync(w.runnerTemp).sort()
+      expect(await removeCredentials(w.workspace, redactor)).toEqual([])
+      expect(filesHolding(w.workspace, Object.values(w.secrets))).toEqual([])
+      expect(readFileSync(w.credentials).equals(credsBefore)).toBe(true) // checkout's file outside the copy: untouched
+      expect(readdirSync(w.runnerTemp).sort()).toEqual(tempBefore) // no state written
+      expect(git(w.top.dir, 'config', '--list', '--includes')).not.toMatch(/extraheader/i)
+      for (const s of Object.values(w.secrets)) expect(redactor.redact(s)).toBe('***')
+    }
+  )
 
   test('a workspace without repositories, or none holding credentials: nothing written, not even the state', async () => {
     const dir = mkdtempSync(path.join(tmp, 'plain-'))
@@ -423,13 +481,18 @@ describe('hide and put back (sandbox: none)', () => {
     const repo = newRepo(path.join(root, 'x', 'y'))
     const token = `ghs_${alnum(36)}`
     const bytes = Buffer.concat([
-      Buffer.from(`[core]\r\n\tbare = false\r\n# caf\xe9 \xff\r\n[http "https://github.com/"]\r\n\textraheader = AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}\r\n[user]\r\n\tname = r\xe9my\r\n`, 'latin1')
+      Buffer.from(
+        `[core]\r\n\tbare = false\r\n# caf\xe9 \xff\r\n[http "https://github.com/"]\r\n\textraheader = AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}\r\n[user]\r\n\tname = r\xe9my\r\n`,
+        'latin1'
+      )
     ])
     writeFileSync(repo.config, bytes)
     chmodSync(repo.config, 0o640)
     const hidden = await hideCredentials(root, new Redactor(), newCredentialState(root))
     const during = readFileSync(repo.config)
-    expect(during.toString('latin1')).toBe(`[core]\r\n\tbare = false\r\n# caf\xe9 \xff\r\n[http "https://github.com/"]\r\n[user]\r\n\tname = r\xe9my\r\n`)
+    expect(during.toString('latin1')).toBe(
+      `[core]\r\n\tbare = false\r\n# caf\xe9 \xff\r\n[http "https://github.com/"]\r\n[user]\r\n\tname = r\xe9my\r\n`
+    )
     expect(lstatSync(repo.config).mode & 0o777).toBe(0o640)
     expect(await hidden.restore()).toEqual([])
     expect(readFileSync(repo.config).equals(bytes)).toBe(true)
@@ -442,7 +505,8 @@ describe('the config reader agrees with git', () => {
     'key on the header line': '[core] bare = false\n[http "https://x/"] extraheader = AUTHORIZATION: basic abc\n',
     'quotes, comments and escapes': '[a]\n\tk = "x # not a comment" ; a comment\n\tq = "tab\\there" \\"quoted\\"\n\tb\n\tc =\n',
     'continued lines': '[a]\n\tlong = first \\\n second \\\n\tthird\n\tafter = 1\n',
-    'old-style and escaped subsections': '[Foo.Bar]\n\tBaz = 1\n[x "A\\"b\\\\c"]\n\ty = 2\n[url "https://tok@github.com/"]\n\tinsteadOf = https://github.com/\n',
+    'old-style and escaped subsections':
+      '[Foo.Bar]\n\tBaz = 1\n[x "A\\"b\\\\c"]\n\ty = 2\n[url "https://tok@github.com/"]\n\tinsteadOf = https://github.com/\n',
     'CRLF and a byte order mark': '\ufeff[core]\r\n\tbare = false\r\n[user]\r\n\tname = "a b"\r\n',
     'spaces everywhere': '  [section   "sub sec"]  \n   key   =   value with   spaces   \n\t\tKeY-2=v2\n',
     'include sections': '[include]\n\tpath = /x/y.config\n[includeIf "gitdir:/w/.git"]\n\tpath = ../z.config\n'

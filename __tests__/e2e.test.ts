@@ -76,10 +76,14 @@ const textOf = (content: any): string =>
   typeof content === 'string'
     ? content
     : // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('\n')
+      content
+        .filter((b: any) => b.type === 'text')
+        .map((b: any) => b.text)
+        .join('\n')
 const firstUserText = (r: RecordedRequest): string => textOf(r.body.messages[0].content)
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const systemOf = (r: RecordedRequest): string => (typeof r.body.system === 'string' ? r.body.system : r.body.system.map((b: any) => b.text).join('\n'))
+const systemOf = (r: RecordedRequest): string =>
+  typeof r.body.system === 'string' ? r.body.system : r.body.system.map((b: any) => b.text).join('\n')
 /** The tool_result blocks of the last message of request `i`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const resultsOf = (r: RecordedRequest): any[] => {
@@ -148,7 +152,11 @@ describe("a writer's /agent comment on an issue", () => {
     expect(r.fake.requests).toHaveLength(3)
     expect(r.fake.requests[0].body).toMatchObject({ model: 'claude-sonnet-5-5', max_tokens: 32000, stream: true })
     expect(r.fake.requests[0].body.tools).toEqual([
-      { name: 'bash', description: 'Run a shell command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }
+      {
+        name: 'bash',
+        description: 'Run a shell command.',
+        input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] }
+      }
     ])
     expect(r.fake.requests[0].headers['x-api-key'] ?? r.fake.requests[0].headers.authorization).toMatch(new RegExp(`${API_KEY}$`))
   })
@@ -247,7 +255,10 @@ describe("a writer's /agent comment on an issue", () => {
 
 describe('runs that do not start', () => {
   it('a comment without the phrase: no model request, no GitHub request, skipped, success', async () => {
-    const r = await scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: 'Thanks, looks good to me! /agents are cool' }) })
+    const r = await scenario({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: 'Thanks, looks good to me! /agents are cool' })
+    })
     expect(r.run.code).toBe(0)
     expect(r.run.outputs['exit-reason']).toBe('skipped')
     expect(r.fake.requests).toHaveLength(0)
@@ -326,7 +337,11 @@ describe('the tool', () => {
       ],
       stop_reason: 'tool_use'
     }
-    const r = await scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: '/agent two steps' }), script: [two, text('ok')] })
+    const r = await scenario({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: '/agent two steps' }),
+      script: [two, text('ok')]
+    })
     expect(r.run.code).toBe(0)
     expectPaired(r.fake)
     expect(r.fake.requests).toHaveLength(2)
@@ -429,7 +444,7 @@ describe('the tool', () => {
 })
 
 describe('limits', () => {
-  it('max-turns stops the loop without running that response\'s tools; the comment says so; the step succeeds', async () => {
+  it("max-turns stops the loop without running that response's tools; the comment says so; the step succeeds", async () => {
     const r = await scenario({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent loop forever' }),
@@ -475,9 +490,11 @@ describe('bad inputs fail before any model request, with one line naming the inp
     for (let i = 0; i < cases.length; i += 4) {
       results.push(
         ...(await Promise.all(
-          cases.slice(i, i + 4).map(([name, value]) =>
-            scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: '/agent hi' }), inputs: { [name]: value } })
-          )
+          cases
+            .slice(i, i + 4)
+            .map(([name, value]) =>
+              scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: '/agent hi' }), inputs: { [name]: value } })
+            )
         ))
       )
     }
@@ -523,7 +540,15 @@ describe('events', () => {
   it('an issue labelled "agent": title and body are the task, the report on it', async () => {
     const r = await scenario({
       eventName: 'issues',
-      payload: issuesEvent({ action: 'labeled', label: 'agent', title: 'Fix the typo', body: 'commit is spelled comitt', issueNumber: 11, login: 'stranger', sender: 'octocat' }),
+      payload: issuesEvent({
+        action: 'labeled',
+        label: 'agent',
+        title: 'Fix the typo',
+        body: 'commit is spelled comitt',
+        issueNumber: 11,
+        login: 'stranger',
+        sender: 'octocat'
+      }),
       permissions: { octocat: 'write' },
       script: [text('Fixed.')]
     })
@@ -571,12 +596,18 @@ describe('events', () => {
 
 describe('the task text', () => {
   it('is the text after the phrase', async () => {
-    const r = await scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: 'Hi there.\n/agent   count the lines\nof README.md  ' }) })
+    const r = await scenario({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: 'Hi there.\n/agent   count the lines\nof README.md  ' })
+    })
     expect(firstUserText(r.fake.requests[0])).toBe('count the lines\nof README.md')
   })
 
   it('is the whole body when nothing follows the phrase', async () => {
-    const r = await scenario({ eventName: 'issue_comment', payload: issueCommentEvent({ body: 'Please count the lines of README.md /agent' }) })
+    const r = await scenario({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: 'Please count the lines of README.md /agent' })
+    })
     expect(firstUserText(r.fake.requests[0])).toBe('Please count the lines of README.md /agent')
   })
 })

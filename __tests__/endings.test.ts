@@ -24,13 +24,14 @@ afterAll(() => {
 const [S1, S2, S3, S4] = [1, 2, 3, 4].map(unique)
 const STRAY = [S1, S2, S3, S4]
 function killStray(): void {
-  for (const s of STRAY) for (const pid of sleepers(s)) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // gone
+  for (const s of STRAY)
+    for (const pid of sleepers(s)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone
+      }
     }
-  }
 }
 
 describe('live progress', () => {
@@ -82,7 +83,9 @@ describe('endings', () => {
   })
 
   it('max-turns: stops before the last response’s commands, says so, succeeds', async () => {
-    const { run, comment, anthropic } = await agent([bash('echo first'), bash('touch not-run'), text('never')], { inputs: { 'max-turns': '2' } })
+    const { run, comment, anthropic } = await agent([bash('echo first'), bash('touch not-run'), text('never')], {
+      inputs: { 'max-turns': '2' }
+    })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ 'exit-reason': 'max_turns', turns: '2', commands: '1' })
     expect(anthropic.requests).toHaveLength(2)
@@ -97,18 +100,31 @@ describe('endings', () => {
   it.each([
     [
       'max_tokens',
-      { content: [{ type: 'text', text: 'Writing the file now.' }, { type: 'tool_use', name: 'bash', input: { command: 'touch cut-off' } }], stop_reason: 'max_tokens' },
+      {
+        content: [
+          { type: 'text', text: 'Writing the file now.' },
+          { type: 'tool_use', name: 'bash', input: { command: 'touch cut-off' } }
+        ],
+        stop_reason: 'max_tokens'
+      },
       // at the model's output limit (128000 for the default model): nothing larger to ask for
       "**The model's reply was cut short** at max-tokens (128000); a command it was writing was not run."
     ],
-    ['refusal', { content: [{ type: 'text', text: 'I will not do that.' }], stop_reason: 'refusal' }, '**The model declined to continue** (stop reason: refusal).'],
+    [
+      'refusal',
+      { content: [{ type: 'text', text: 'I will not do that.' }], stop_reason: 'refusal' },
+      '**The model declined to continue** (stop reason: refusal).'
+    ],
     [
       'model_context_window_exceeded',
       { content: [{ type: 'text', text: 'So much context.' }], stop_reason: 'model_context_window_exceeded' },
       "**The conversation outgrew the model's context window**, so the run ended."
     ]
   ] as Array<[string, Reply, string]>)('stop_reason %s: reported plainly, nothing cut off is run', async (reason, reply, line) => {
-    const { run, comment, anthropic } = await agent([bash('echo before'), reply, text('never')], reason === 'max_tokens' ? { inputs: { 'max-tokens': '128000' } } : {})
+    const { run, comment, anthropic } = await agent(
+      [bash('echo before'), reply, text('never')],
+      reason === 'max_tokens' ? { inputs: { 'max-tokens': '128000' } } : {}
+    )
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ 'exit-reason': reason, turns: '2', commands: '1' })
     expect(anthropic.requests).toHaveLength(2)
@@ -134,7 +150,7 @@ describe('endings', () => {
 
   it.each([
     [401, 'The model API rejected the API key (401'],
-    [403, "The model API refused this key access (403"],
+    [403, 'The model API refused this key access (403'],
     [404, 'The model API does not know the model "claude-sonnet-5-5" or the endpoint (404'],
     [400, 'The model API rejected the request as invalid (400']
   ])('the API answers %i: one clear sentence, no retry, the step fails', async (status, sentence) => {
@@ -171,7 +187,9 @@ describe('endings', () => {
     expect(run.outputs).toMatchObject({ 'exit-reason': 'error', turns: '1', commands: '1' })
     expect(anthropic.requests).toHaveLength(1 + 1 + 4)
     expect(run.durationMs).toBeLessThan(30_000)
-    expect(comment.body).toContain('❌ **The run failed**: The model API was failing (500 Internal server error) after 4 retries with backoff.')
+    expect(comment.body).toContain(
+      '❌ **The run failed**: The model API was failing (500 Internal server error) after 4 retries with backoff.'
+    )
     expect(comment.body).toContain('$ echo one\none')
   })
 
@@ -207,7 +225,12 @@ describe('endings', () => {
     expect(run.outputs['exit-reason']).toBe('error')
     expect(errors(run).join('\n')).toMatch(/^The action crashed: .*JSON/m)
     // the key shows only where it is registered as a mask
-    expect(run.stdout.split('\n').filter(l => !l.startsWith('::add-mask::')).join('\n')).not.toContain(KEY)
+    expect(
+      run.stdout
+        .split('\n')
+        .filter(l => !l.startsWith('::add-mask::'))
+        .join('\n')
+    ).not.toContain(KEY)
   })
 
   it('cancelled by SIGINT while `sleep` runs: within 10 s the comment says cancelled and lists the commands', async () => {

@@ -114,7 +114,18 @@ describe('commandEnv', () => {
   test('never: inputs, ANTHROPIC_*, ACTIONS_*, the job token, the file-command files, RUNNER_TEMP, the event file, an SSH agent, saved state', () => {
     const { out } = build(runnerEnv())
     for (const name of Object.keys(out)) expect(name).not.toMatch(/^(INPUT_|ANTHROPIC_|ACTIONS_|STATE_)/)
-    for (const name of ['GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY', 'GITHUB_EVENT_PATH', 'RUNNER_TEMP', 'SSH_AUTH_SOCK']) {
+    for (const name of [
+      'GITHUB_TOKEN',
+      'GH_TOKEN',
+      'GITHUB_ENV',
+      'GITHUB_PATH',
+      'GITHUB_OUTPUT',
+      'GITHUB_STATE',
+      'GITHUB_STEP_SUMMARY',
+      'GITHUB_EVENT_PATH',
+      'RUNNER_TEMP',
+      'SSH_AUTH_SOCK'
+    ]) {
       expect(out).not.toHaveProperty(name)
     }
     const dump = JSON.stringify(out)
@@ -122,10 +133,32 @@ describe('commandEnv', () => {
     expect(dump).not.toContain(API_KEY)
   })
 
-  test('the harmless context, the locale and toolchain locations pass; HOME, USER, LOGNAME and TMPDIR are the sandbox user\'s', () => {
+  test("the harmless context, the locale and toolchain locations pass; HOME, USER, LOGNAME and TMPDIR are the sandbox user's", () => {
     const env = runnerEnv()
     const { out } = build(env)
-    for (const name of ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM', 'SHELL', 'CI', 'GITHUB_ACTIONS', 'GITHUB_REPOSITORY', 'GITHUB_SHA', 'GITHUB_REF', 'GITHUB_RUN_ID', 'GITHUB_WORKSPACE', 'RUNNER_OS', 'RUNNER_ARCH', 'JAVA_HOME', 'JAVA_HOME_17_X64', 'ANDROID_SDK_ROOT', 'GOROOT', 'Python3_ROOT_DIR']) {
+    for (const name of [
+      'PATH',
+      'LANG',
+      'LC_ALL',
+      'LC_CTYPE',
+      'TZ',
+      'TERM',
+      'SHELL',
+      'CI',
+      'GITHUB_ACTIONS',
+      'GITHUB_REPOSITORY',
+      'GITHUB_SHA',
+      'GITHUB_REF',
+      'GITHUB_RUN_ID',
+      'GITHUB_WORKSPACE',
+      'RUNNER_OS',
+      'RUNNER_ARCH',
+      'JAVA_HOME',
+      'JAVA_HOME_17_X64',
+      'ANDROID_SDK_ROOT',
+      'GOROOT',
+      'Python3_ROOT_DIR'
+    ]) {
       expect({ name, value: out[name] }).toEqual({ name, value: env[name] })
     }
     expect(out).toMatchObject({ HOME: '/home/bash-agent', USER: 'bash-agent', LOGNAME: 'bash-agent', TMPDIR: '/tmp' })
@@ -144,12 +177,18 @@ describe('commandEnv', () => {
         NIX_JDK_HOME: '/nix/store/0c7m7zb5w6xqk0fwl8q1hsw5x4kmhq6v-openjdk-17'
       })
     )
-    for (const name of ['MY_HOME', 'CACHE_ROOT', 'REPO_HOME', 'TOKEN_HOME', 'SECRET_ROOT', 'WEIRD_HOME']) expect(out).not.toHaveProperty(name)
+    for (const name of ['MY_HOME', 'CACHE_ROOT', 'REPO_HOME', 'TOKEN_HOME', 'SECRET_ROOT', 'WEIRD_HOME'])
+      expect(out).not.toHaveProperty(name)
     expect(out.NIX_JDK_HOME).toBe('/nix/store/0c7m7zb5w6xqk0fwl8q1hsw5x4kmhq6v-openjdk-17')
   })
 
   test('a harmless name holding a known secret or a credential is withheld, and LC_* does not let a secret-looking name in', () => {
-    const env = runnerEnv({ TERM: `xterm ${GITHUB_TOKEN}`, LANG: `https://u:${rand(12)}@h/`, LC_NAME: `AUTHORIZATION: basic ${b64(`x:${rand(20)}`)}`, LC_API_TOKEN: 'plain-looking' })
+    const env = runnerEnv({
+      TERM: `xterm ${GITHUB_TOKEN}`,
+      LANG: `https://u:${rand(12)}@h/`,
+      LC_NAME: `AUTHORIZATION: basic ${b64(`x:${rand(20)}`)}`,
+      LC_API_TOKEN: 'plain-looking'
+    })
     const out = commandEnv(env, { passEnv: [], redactor: new Redactor([GITHUB_TOKEN]), ...sandboxUser })
     for (const name of ['TERM', 'LANG', 'LC_NAME', 'LC_API_TOKEN']) expect(out).not.toHaveProperty(name)
   })
@@ -169,9 +208,25 @@ describe('commandEnv', () => {
   })
 
   test('pass-env cannot pass the never-list, nor the job token or API key under another name', () => {
-    const env = runnerEnv({ MY_TOKEN_COPY: GITHUB_TOKEN, KEY_IN_URL: `https://x-access-token:${GITHUB_TOKEN}@github.com/o/r`, B64_KEY: b64(`x:${API_KEY}`) })
-    const { out } = build(env, ['GITHUB_TOKEN', 'INPUT_*', 'ACTIONS_*', 'ANTHROPIC_API_KEY', 'GITHUB_ENV', 'RUNNER_TEMP', 'MY_TOKEN_COPY', 'KEY_IN_URL', 'B64_KEY', 'HOME'])
-    for (const name of ['GITHUB_TOKEN', 'ANTHROPIC_API_KEY', 'GITHUB_ENV', 'RUNNER_TEMP', 'MY_TOKEN_COPY', 'KEY_IN_URL', 'B64_KEY']) expect(out).not.toHaveProperty(name)
+    const env = runnerEnv({
+      MY_TOKEN_COPY: GITHUB_TOKEN,
+      KEY_IN_URL: `https://x-access-token:${GITHUB_TOKEN}@github.com/o/r`,
+      B64_KEY: b64(`x:${API_KEY}`)
+    })
+    const { out } = build(env, [
+      'GITHUB_TOKEN',
+      'INPUT_*',
+      'ACTIONS_*',
+      'ANTHROPIC_API_KEY',
+      'GITHUB_ENV',
+      'RUNNER_TEMP',
+      'MY_TOKEN_COPY',
+      'KEY_IN_URL',
+      'B64_KEY',
+      'HOME'
+    ])
+    for (const name of ['GITHUB_TOKEN', 'ANTHROPIC_API_KEY', 'GITHUB_ENV', 'RUNNER_TEMP', 'MY_TOKEN_COPY', 'KEY_IN_URL', 'B64_KEY'])
+      expect(out).not.toHaveProperty(name)
     for (const name of Object.keys(out)) expect(name).not.toMatch(/^(INPUT_|ACTIONS_)/)
     expect(out.HOME).toBe('/home/bash-agent')
     expect(JSON.stringify(out)).not.toContain(GITHUB_TOKEN)
@@ -187,7 +242,10 @@ describe('commandEnv', () => {
   })
 
   test('the built-in list holds no secret-looking or never-passed name', () => {
-    for (const name of BUILTIN_NAMES) expect(name).not.toMatch(/TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL|^INPUT_|^ACTIONS_|^ANTHROPIC_|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|EVENT_PATH)$/)
+    for (const name of BUILTIN_NAMES)
+      expect(name).not.toMatch(
+        /TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL|^INPUT_|^ACTIONS_|^ANTHROPIC_|^GITHUB_(ENV|PATH|OUTPUT|STATE|STEP_SUMMARY|EVENT_PATH)$/
+      )
   })
 })
 
@@ -206,7 +264,15 @@ describe('looksLikeCredential', () => {
     ]) {
       expect({ v, yes: looksLikeCredential(v) }).toEqual({ v, yes: true })
     }
-    for (const v of ['/usr/lib/jvm/temurin-17-jdk-amd64', 'C.UTF-8', 'octo-org/octo-repo', 'refs/heads/main', 'https://api.github.com', 'xterm-256color', '/opt/hostedtoolcache/Python/3.11.5/x64']) {
+    for (const v of [
+      '/usr/lib/jvm/temurin-17-jdk-amd64',
+      'C.UTF-8',
+      'octo-org/octo-repo',
+      'refs/heads/main',
+      'https://api.github.com',
+      'xterm-256color',
+      '/opt/hostedtoolcache/Python/3.11.5/x64'
+    ]) {
       expect({ v, yes: looksLikeCredential(v) }).toEqual({ v, yes: false })
     }
   })
@@ -218,8 +284,19 @@ describe('the README documents the built-in list', () => {
     const { LOCATION_NAMES } = await import('../src/sandbox/env')
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     const section = readme.slice(readme.indexOf('### Environment of the commands'), readme.indexOf('### Git credentials in the workspace'))
-    for (const name of [...BUILTIN_NAMES, ...LOCATION_NAMES, 'LC_*']) expect({ name, documented: section.includes(`\`${name}\``) }).toEqual({ name, documented: true })
-    for (const name of ['INPUT_*', 'ANTHROPIC_*', 'ACTIONS_*', 'GITHUB_TOKEN', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY']) {
+    for (const name of [...BUILTIN_NAMES, ...LOCATION_NAMES, 'LC_*'])
+      expect({ name, documented: section.includes(`\`${name}\``) }).toEqual({ name, documented: true })
+    for (const name of [
+      'INPUT_*',
+      'ANTHROPIC_*',
+      'ACTIONS_*',
+      'GITHUB_TOKEN',
+      'GITHUB_ENV',
+      'GITHUB_PATH',
+      'GITHUB_OUTPUT',
+      'GITHUB_STATE',
+      'GITHUB_STEP_SUMMARY'
+    ]) {
       expect(section).toContain(`\`${name}\``)
     }
   })

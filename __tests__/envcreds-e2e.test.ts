@@ -79,7 +79,16 @@ function leaks(d: Done, secrets: Record<string, string>): string[] {
   return found
 }
 
-async function run(script: Reply[], o: { workspace?: string; runnerTemp?: string; env?: Record<string, string>; inputs?: Record<string, string>; extra?: Partial<RunOptions> } = {}): Promise<Done> {
+async function run(
+  script: Reply[],
+  o: {
+    workspace?: string
+    runnerTemp?: string
+    env?: Record<string, string>
+    inputs?: Record<string, string>
+    extra?: Partial<RunOptions>
+  } = {}
+): Promise<Done> {
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY })
   const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
   try {
@@ -98,7 +107,8 @@ async function run(script: Reply[], o: { workspace?: string; runnerTemp?: string
       for (const m of req.body?.messages ?? []) {
         if (!Array.isArray(m.content)) continue
         for (const b of m.content) {
-          if (b.type === 'tool_result') results.push(typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join(''))
+          if (b.type === 'tool_result')
+            results.push(typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join(''))
         }
       }
     }
@@ -134,8 +144,18 @@ describe('environment by allowlist, through dist/ (sandbox: none)', () => {
           content: [
             { type: 'tool_use', id: 'toolu_env', name: 'bash', input: { command: 'env' } },
             { type: 'tool_use', id: 'toolu_names', name: 'bash', input: { command: "env | cut -d= -f1 | sort | tr '\\n' ' '" } },
-            { type: 'tool_use', id: 'toolu_enc', name: 'bash', input: { command: 'env | base64 -w0; echo; env | od -An -tx1 | tr -d " \\n"' } },
-            { type: 'tool_use', id: 'toolu_pass', name: 'bash', input: { command: 'echo "flag=$MY_FLAG"; echo "tok=$EXTRA_API_TOKEN" | base64' } }
+            {
+              type: 'tool_use',
+              id: 'toolu_enc',
+              name: 'bash',
+              input: { command: 'env | base64 -w0; echo; env | od -An -tx1 | tr -d " \\n"' }
+            },
+            {
+              type: 'tool_use',
+              id: 'toolu_pass',
+              name: 'bash',
+              input: { command: 'echo "flag=$MY_FLAG"; echo "tok=$EXTRA_API_TOKEN" | base64' }
+            }
           ],
           stop_reason: 'tool_use'
         },
@@ -146,8 +166,10 @@ describe('environment by allowlist, through dist/ (sandbox: none)', () => {
     expect(d.run.code).toBe(0)
     const names = d.results[1].split(' ')
     for (const name of Object.keys(secrets)) expect(names).not.toContain(name)
-    for (const name of ['PATH', 'HOME', 'GITHUB_REPOSITORY', 'GITHUB_SHA', 'RUNNER_OS', 'MY_FLAG', 'EXTRA_API_TOKEN']) expect(names).toContain(name)
-    for (const name of ['GITHUB_TOKEN', 'GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_PATH', 'GITHUB_STEP_SUMMARY', 'RUNNER_TEMP']) expect(names).not.toContain(name)
+    for (const name of ['PATH', 'HOME', 'GITHUB_REPOSITORY', 'GITHUB_SHA', 'RUNNER_OS', 'MY_FLAG', 'EXTRA_API_TOKEN'])
+      expect(names).toContain(name)
+    for (const name of ['GITHUB_TOKEN', 'GITHUB_ENV', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_PATH', 'GITHUB_STEP_SUMMARY', 'RUNNER_TEMP'])
+      expect(names).not.toContain(name)
     expect(names.filter(n => /^(INPUT_|ACTIONS_|ANTHROPIC_)/.test(n))).toEqual([])
     expect(d.results[3]).toContain('flag=on-42')
     expect(leaks(d, { ...secrets, API_KEY, JOB_TOKEN })).toEqual([])
@@ -183,11 +205,28 @@ function nestedCheckouts() {
   const pat = `github_pat_${alnum(22)}_${alnum(59)}`
   const opaque = `Zx7-${alnum(14)}.${alnum(8)}`
   const deps = repo(path.join(workspace, 'deps', 'lib'))
-  git(path.join(workspace, 'deps', 'lib'), 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}`)
+  git(
+    path.join(workspace, 'deps', 'lib'),
+    'config',
+    'http.https://github.com/.extraheader',
+    `AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}`
+  )
   const deep = repo(path.join(workspace, 'a', 'b', 'c'))
-  git(path.join(workspace, 'a', 'b', 'c'), 'config', 'http.https://git.example.com/.extraheader', `AUTHORIZATION: basic ${b64(`ci:${opaque}`)}`)
+  git(
+    path.join(workspace, 'a', 'b', 'c'),
+    'config',
+    'http.https://git.example.com/.extraheader',
+    `AUTHORIZATION: basic ${b64(`ci:${opaque}`)}`
+  )
   const configs = [top, deps, deep]
-  return { workspace, runnerTemp, configs, bytes: configs.map(c => readFileSync(c)), modes: configs.map(c => lstatSync(c).mode), secrets: { pat, opaque, JOB_TOKEN } }
+  return {
+    workspace,
+    runnerTemp,
+    configs,
+    bytes: configs.map(c => readFileSync(c)),
+    modes: configs.map(c => lstatSync(c).mode),
+    secrets: { pat, opaque, JOB_TOKEN }
+  }
 }
 
 /** What an agent would run to find credentials, in every encoding. */
@@ -201,60 +240,88 @@ const STEAL: Record<string, string> = {
 }
 
 describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
-  withGit('checkouts two and three folders deep: no credential readable by any command in any encoding; configs byte-identical afterwards', async () => {
-    const w = nestedCheckouts()
-    const d = await run(
-      [{ content: Object.entries(STEAL).map(([id, command]) => ({ type: 'tool_use' as const, id: `toolu_${id}`, name: 'bash', input: { command } })), stop_reason: 'tool_use' }, text('Nothing found.')],
-      { workspace: w.workspace, runnerTemp: w.runnerTemp }
-    )
-    expect(d.run.code).toBe(0)
-    const all = d.results.join('\n')
-    // nothing to redact: the commands could not read them at all (hex included, which redaction does not cover)
-    for (const s of Object.values(w.secrets)) for (const f of formsOf(s)) expect(all).not.toContain(f)
-    expect(all).not.toMatch(/extraheader|authorization/i)
-    expect(all).not.toContain('***') // not even redacted: absent
-    expect(leaks(d, w.secrets)).toEqual([])
-    w.configs.forEach((c, i) => {
-      expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true })
-      expect(lstatSync(c).mode).toBe(w.modes[i])
-    })
-    expect(d.run.stdout).toMatch(/Git credentials taken out for the run: \S*deps\/lib\/\.git\/config/)
-    expect(d.run.stdout).toMatch(/Git credentials put back in /)
-  })
-
-  withGit('an agent that plants core.fsmonitor and its own extraheader in a nested checkout\'s config: the original bytes come back, the log says its edits were discarded', async () => {
-    const w = nestedCheckouts()
-    const pwned = path.join(os.tmpdir(), `pwned-${randomUUID()}`)
-    const d = await run(
-      [
-        {
-          content: [
-            {
-              type: 'tool_use',
-              id: 'toolu_plant',
+  withGit(
+    'checkouts two and three folders deep: no credential readable by any command in any encoding; configs byte-identical afterwards',
+    async () => {
+      const w = nestedCheckouts()
+      const d = await run(
+        [
+          {
+            content: Object.entries(STEAL).map(([id, command]) => ({
+              type: 'tool_use' as const,
+              id: `toolu_${id}`,
               name: 'bash',
-              input: { command: `git -C deps/lib config core.fsmonitor "touch ${pwned}" && git -C deps/lib config --add http.https://github.com/.extraheader "X-Evil: 1" && rm a/b/c/.git/config && echo planted` }
-            }
-          ],
-          stop_reason: 'tool_use'
-        },
-        text('Planted.')
-      ],
-      { workspace: w.workspace, runnerTemp: w.runnerTemp }
-    )
-    expect(d.results[0]).toContain('planted')
-    w.configs.forEach((c, i) => expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true }))
-    expect(d.run.stdout).toMatch(/changed during the run; the original file is back and the agent's edits to it are discarded/)
-    git(path.join(w.workspace, 'deps', 'lib'), 'status', '--short')
-    expect(existsSync(pwned)).toBe(false)
-  })
+              input: { command }
+            })),
+            stop_reason: 'tool_use'
+          },
+          text('Nothing found.')
+        ],
+        { workspace: w.workspace, runnerTemp: w.runnerTemp }
+      )
+      expect(d.run.code).toBe(0)
+      const all = d.results.join('\n')
+      // nothing to redact: the commands could not read them at all (hex included, which redaction does not cover)
+      for (const s of Object.values(w.secrets)) for (const f of formsOf(s)) expect(all).not.toContain(f)
+      expect(all).not.toMatch(/extraheader|authorization/i)
+      expect(all).not.toContain('***') // not even redacted: absent
+      expect(leaks(d, w.secrets)).toEqual([])
+      w.configs.forEach((c, i) => {
+        expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true })
+        expect(lstatSync(c).mode).toBe(w.modes[i])
+      })
+      expect(d.run.stdout).toMatch(/Git credentials taken out for the run: \S*deps\/lib\/\.git\/config/)
+      expect(d.run.stdout).toMatch(/Git credentials put back in /)
+    }
+  )
+
+  withGit(
+    "an agent that plants core.fsmonitor and its own extraheader in a nested checkout's config: the original bytes come back, the log says its edits were discarded",
+    async () => {
+      const w = nestedCheckouts()
+      const pwned = path.join(os.tmpdir(), `pwned-${randomUUID()}`)
+      const d = await run(
+        [
+          {
+            content: [
+              {
+                type: 'tool_use',
+                id: 'toolu_plant',
+                name: 'bash',
+                input: {
+                  command: `git -C deps/lib config core.fsmonitor "touch ${pwned}" && git -C deps/lib config --add http.https://github.com/.extraheader "X-Evil: 1" && rm a/b/c/.git/config && echo planted`
+                }
+              }
+            ],
+            stop_reason: 'tool_use'
+          },
+          text('Planted.')
+        ],
+        { workspace: w.workspace, runnerTemp: w.runnerTemp }
+      )
+      expect(d.results[0]).toContain('planted')
+      w.configs.forEach((c, i) => expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true }))
+      expect(d.run.stdout).toMatch(/changed during the run; the original file is back and the agent's edits to it are discarded/)
+      git(path.join(w.workspace, 'deps', 'lib'), 'status', '--short')
+      expect(existsSync(pwned)).toBe(false)
+    }
+  )
 
   withGit('the main step killed while a command runs: the post step puts every config back byte for byte', async () => {
     const w = nestedCheckouts()
     const sentinel = `ready-${randomUUID()}`
     let killed = false
     let seen = ''
-    const fake = await startFakeAnthropic([{ content: [{ type: 'tool_use', id: 'toolu_wait', name: 'bash', input: { command: `echo ${sentinel} > sentinel.txt; sleep 120` } }], stop_reason: 'tool_use' }, text('never')], { apiKey: API_KEY })
+    const fake = await startFakeAnthropic(
+      [
+        {
+          content: [{ type: 'tool_use', id: 'toolu_wait', name: 'bash', input: { command: `echo ${sentinel} > sentinel.txt; sleep 120` } }],
+          stop_reason: 'tool_use'
+        },
+        text('never')
+      ],
+      { apiKey: API_KEY }
+    )
     const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
     try {
       const main = await runAction({

@@ -30,7 +30,13 @@ describe('ReportComment (in process, real Octokit)', () => {
     const gh = await startFakeGitHub()
     const logs: string[] = []
     const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', m => logs.push(m), { baseUrl: gh.url, writeSpacingMs: 0 })
-    const comment = new ReportComment(octokit, REPO, { kind: 'issue', number: 5 }, s => s.replace(/secret-\w+/g, '***'), m => logs.push(m))
+    const comment = new ReportComment(
+      octokit,
+      REPO,
+      { kind: 'issue', number: 5 },
+      s => s.replace(/secret-\w+/g, '***'),
+      m => logs.push(m)
+    )
     return { gh, logs, comment }
   }
   const patches = (gh: FakeGitHub) => gh.requests.filter(r => r.method === 'PATCH')
@@ -121,7 +127,10 @@ describe('ReportComment (in process, real Octokit)', () => {
     const { gh, comment, logs } = await setup()
     try {
       await comment.start('starting')
-      const limited = { body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, headers: { 'retry-after': '1' } }
+      const limited = {
+        body: { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' },
+        headers: { 'retry-after': '1' }
+      }
       gh.fail('PATCH', /\/issues\/comments\/\d+$/, 403, 1, limited)
       comment.progress('progress 1')
       await sleep(PROGRESS_INTERVAL_MS + 700)
@@ -165,7 +174,12 @@ describe('ReportComment (in process, real Octokit)', () => {
 })
 
 describe('report size', () => {
-  const meta: ReportMeta = { model: 'claude-sonnet-4-6', sandbox: 'none', limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000 }, elapsedMs: 1000 }
+  const meta: ReportMeta = {
+    model: 'claude-sonnet-4-6',
+    sandbox: 'none',
+    limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 8000 },
+    elapsedMs: 1000
+  }
   const record = (i: number, output: string): CommandRecord => ({
     command: `echo cmd-${i}`,
     exitCode: 0,
@@ -211,7 +225,11 @@ interface E2E {
   gh: FakeGitHub
 }
 
-async function agent(script: Reply[], setup: (gh: FakeGitHub) => void, payload = issueCommentEvent({ body: '/agent go', issueNumber: 9 })): Promise<E2E> {
+async function agent(
+  script: Reply[],
+  setup: (gh: FakeGitHub) => void,
+  payload = issueCommentEvent({ body: '/agent go', issueNumber: 9 })
+): Promise<E2E> {
   const anthropic = await startFakeAnthropic(script)
   const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
   setup(gh)
@@ -230,8 +248,15 @@ async function agent(script: Reply[], setup: (gh: FakeGitHub) => void, payload =
   }
 }
 
-const annotations = (run: ActionRun, kind: string) => run.commands.filter(c => c.command === kind).map(c => c.message).join('\n')
-const steps = (n: number, final: string): Reply[] => [...Array.from({ length: n }, (_, i) => bash(`sleep 0.4; echo step-${i + 1}`)), text(final)]
+const annotations = (run: ActionRun, kind: string) =>
+  run.commands
+    .filter(c => c.command === kind)
+    .map(c => c.message)
+    .join('\n')
+const steps = (n: number, final: string): Reply[] => [
+  ...Array.from({ length: n }, (_, i) => bash(`sleep 0.4; echo step-${i + 1}`)),
+  text(final)
+]
 
 describe('GitHub faults, end to end', () => {
   it('PATCH failing every other time: the run still ends with the right final comment', async () => {
@@ -268,7 +293,11 @@ describe('GitHub faults, end to end', () => {
 
   it('the final comment fails for good: the step fails saying where the report is, the summary holds it, the post step tries again', async () => {
     const payload = issueCommentEvent({ body: '/agent go', issueNumber: 9 })
-    const { run, gh } = await agent([bash('echo hi'), text('The report text.')], g => g.fail('PATCH', /\/issues\/comments\/\d+$/, 500, 1000), payload)
+    const { run, gh } = await agent(
+      [bash('echo hi'), text('The report text.')],
+      g => g.fail('PATCH', /\/issues\/comments\/\d+$/, 500, 1000),
+      payload
+    )
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ 'exit-reason': 'end_turn', result: 'The report text.', 'comment-url': '' })
     const [c] = gh.comments.values()

@@ -35,7 +35,8 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'Octo Cat',
   GIT_COMMITTER_EMAIL: 'octocat@example.com'
 }
-const git = (cwd: string, args: string[], input?: Buffer): Buffer => execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 })
+const git = (cwd: string, args: string[], input?: Buffer): Buffer =>
+  execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 })
 const gitText = (cwd: string, args: string[]) => git(cwd, args).toString('utf8').trim()
 
 /** Bytes that are not UTF-8, with NULs and every byte value. */
@@ -87,7 +88,13 @@ async function handback(s: {
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent fix the add function', issueNumber: ISSUE, onPullRequest: s.onPullRequest }),
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: process.env.HANDBACK_SANDBOX ?? 'none', changes: s.changes ?? 'apply', ...s.inputs },
+      inputs: {
+        'anthropic-api-key': API_KEY,
+        'anthropic-base-url': fake.url,
+        sandbox: process.env.HANDBACK_SANDBOX ?? 'none',
+        changes: s.changes ?? 'apply',
+        ...s.inputs
+      },
       env: { GITHUB_API_URL: gh.url, ...s.env },
       workspace: ws,
       timeoutMs: 90_000
@@ -120,7 +127,11 @@ function onDisk(ws: string, path: string): { mode: string; bytes: Buffer } | und
  * a deleted path is gone from it.
  */
 function expectTreeMatchesCopy(db: FakeGitDb, base: string, commit: string, ws: string, expected: Record<string, string>): void {
-  const raw = execFileSync('git', ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, commit], { env: { ...GIT_ENV, GIT_DIR: db.dir } }).toString('utf8').split('\0')
+  const raw = execFileSync('git', ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, commit], {
+    env: { ...GIT_ENV, GIT_DIR: db.dir }
+  })
+    .toString('utf8')
+    .split('\0')
   const seen: Record<string, string> = {}
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const [, newMode, , newSha, status] = raw[i].slice(1).split(' ')
@@ -151,7 +162,7 @@ function expectPatchApplies(patchFile: string, base: string, ws: string, paths: 
 
 const FIX = "sed -i 's/return a - b/return a + b/' src/add.js"
 
-describe('hand-back: the agent\'s changes come back as a checked patch', () => {
+describe("hand-back: the agent's changes come back as a checked patch", () => {
   it('a fix to one file: diff in the comment, file changed in the workspace, a branch whose tree differs by that file, a draft PR closing the issue', async () => {
     const r = await handback({ script: [bash(FIX)], changes: 'pull-request' })
     expect(r.run.code).toBe(0)
@@ -234,7 +245,17 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(r.run.outputs['changed-files']).toBe('8')
     expect(r.run.outputs['pull-request-url']).toBe('')
     expect(r.db.created.pulls).toEqual([])
-    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['src/add.js', 'docs/new.md', 'remove-me.txt', 'old-name.txt', 'new-name.txt', 'run.sh', 'link-to-add', 'logo.bin', 'added.bin'])
+    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, [
+      'src/add.js',
+      'docs/new.md',
+      'remove-me.txt',
+      'old-name.txt',
+      'new-name.txt',
+      'run.sh',
+      'link-to-add',
+      'logo.bin',
+      'added.bin'
+    ])
   }, 120_000)
 
   it('a run stopped at a limit still hands its work back', async () => {
@@ -375,7 +396,9 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     expect(r.run.outputs.branch).toBe(branch)
     expect(await r.db.branch('feature')).not.toBe(r.run.outputs['commit-sha'])
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
-    expect(r.comment).toContain("The pull request's branch `feature` moved on while the changes were committed, so they went to a new branch")
+    expect(r.comment).toContain(
+      "The pull request's branch `feature` moved on while the changes were committed, so they went to a new branch"
+    )
     // the draft pull request goes into the pull request's branch and shows just the agent's change
     expect(r.db.created.pulls).toEqual([expect.objectContaining({ head: branch, base: 'feature', draft: true })])
     expect(r.db.created.pulls[0].body).toContain(`For #${ISSUE}`)
@@ -406,10 +429,13 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     const r = await handback({
       changes: 'pull-request',
       script: [bash(FIX)],
-      setup: (_db, gh) => gh.fail('POST', /\/git\/refs$/, 403, 1, { body: { message: 'Resource not accessible by integration', status: '403' } })
+      setup: (_db, gh) =>
+        gh.fail('POST', /\/git\/refs$/, 403, 1, { body: { message: 'Resource not accessible by integration', status: '403' } })
     })
     expect(r.run.code).toBe(0)
-    expect(r.comment).toContain('**Not committed**: the github-token may not write to the repository (HTTP 403): give the job `permissions: contents: write`')
+    expect(r.comment).toContain(
+      '**Not committed**: the github-token may not write to the repository (HTTP 403): give the job `permissions: contents: write`'
+    )
     expect(r.comment).toContain('+  return a + b')
     expect(r.run.outputs).toMatchObject({ branch: '', 'commit-sha': '', 'pull-request-url': '', 'changed-files': '1' })
     expect(r.db.created.pulls).toEqual([])
@@ -419,7 +445,10 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     const r = await handback({
       changes: 'pull-request',
       script: [bash(FIX)],
-      setup: (_db, gh) => gh.fail('POST', /\/pulls$/, 403, 1, { body: { message: 'GitHub Actions is not permitted to create or approve pull requests.', status: '403' } })
+      setup: (_db, gh) =>
+        gh.fail('POST', /\/pulls$/, 403, 1, {
+          body: { message: 'GitHub Actions is not permitted to create or approve pull requests.', status: '403' }
+        })
     })
     expect(r.run.code).toBe(0)
     expect(r.run.outputs.branch).toBe(`agent/issue-${ISSUE}-1234`)
@@ -438,7 +467,8 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
     ]
     const r = await handback({ changes: 'branch', script: [bash(FIX, ...planted)] })
     expect(r.run.code).toBe(0)
-    for (const suffix of ['clean', 'smudge', 'textconv', 'external', 'fsmonitor', 'hook']) expect(existsSync(`${mark}.${suffix}`)).toBe(false)
+    for (const suffix of ['clean', 'smudge', 'textconv', 'external', 'fsmonitor', 'hook'])
+      expect(existsSync(`${mark}.${suffix}`)).toBe(false)
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M', '.gitattributes': 'A', 'kept.txt': 'A' })
     // nothing under .git/ ever leaves
     expect(readFileSync(r.run.outputs.patch, 'utf8')).not.toMatch(/\.git\/(hooks|config)/)
@@ -448,4 +478,3 @@ describe('hand-back: the agent\'s changes come back as a checked patch', () => {
 afterAll(() => {
   for (const d of dirs) execFileSync('rm', ['-rf', d])
 })
-

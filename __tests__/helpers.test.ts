@@ -12,7 +12,11 @@ import { cleanupRuns, parseFileCommands, readActionYml, REPO_ROOT, runAction } f
 import { examplePayload, issueCommentEvent, issuesEvent, repoOf, reviewCommentEvent, workflowDispatchEvent } from './helpers/events'
 
 const client = (url: string): Anthropic => new Anthropic({ apiKey: 'sk-ant-test', baseURL: url, maxRetries: 0 })
-const bashTool = { name: 'bash', description: 'run a command', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }
+const bashTool = {
+  name: 'bash',
+  description: 'run a command',
+  input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] }
+}
 
 const tempDirs: string[] = []
 const tempDir = (prefix: string): string => {
@@ -69,7 +73,9 @@ describe('fake Anthropic', () => {
       expect(fake.remaining()).toBe(0)
 
       // the script ran out: a loud 500
-      await expect(anthropic.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow(/script ran out/)
+      await expect(anthropic.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).rejects.toThrow(
+        /script ran out/
+      )
     } finally {
       await fake.close()
     }
@@ -105,10 +111,14 @@ describe('fake Anthropic', () => {
   it('checks the API key when asked to', async () => {
     const fake = await startFakeAnthropic([text('ok')], { apiKey: 'sk-ant-right' })
     try {
-      const wrong = await client(fake.url).messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)
+      const wrong = await client(fake.url)
+        .messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e)
       expect(wrong).toBeInstanceOf(Anthropic.AuthenticationError)
       const right = new Anthropic({ apiKey: 'sk-ant-right', baseURL: fake.url, maxRetries: 0 })
-      expect((await right.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).content[0]).toMatchObject({ text: 'ok' })
+      expect(
+        (await right.messages.create({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })).content[0]
+      ).toMatchObject({ text: 'ok' })
     } finally {
       await fake.close()
     }
@@ -141,8 +151,15 @@ describe('fake Anthropic', () => {
     const fake = await startFakeAnthropic(() => text('ok'))
     try {
       const anthropic = client(fake.url)
-      const system = [{ type: 'text' as const, text: 'You are a careful agent. '.repeat(200), cache_control: { type: 'ephemeral' as const } }]
-      const turn1 = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'task '.repeat(100), cache_control: { type: 'ephemeral' as const } }] }]
+      const system = [
+        { type: 'text' as const, text: 'You are a careful agent. '.repeat(200), cache_control: { type: 'ephemeral' as const } }
+      ]
+      const turn1 = [
+        {
+          role: 'user' as const,
+          content: [{ type: 'text' as const, text: 'task '.repeat(100), cache_control: { type: 'ephemeral' as const } }]
+        }
+      ]
       const r1 = await anthropic.messages.create({ model: 'm', max_tokens: 10, system, messages: turn1 })
       expect(r1.usage.cache_read_input_tokens).toBe(0)
       expect(r1.usage.cache_creation_input_tokens).toBeGreaterThan(1000)
@@ -183,7 +200,9 @@ describe('fake Anthropic', () => {
     expect(msg.content[0]).toMatchObject({ type: 'tool_use', name: 'bash', input: { command: 'echo hi' } })
     expect(msg.stop_reason).toBe('tool_use')
     expect(fake.requests[0].path).toBe('/proxy/v1/messages')
-    const hanging = anthropic.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hang' }] }).catch((e: unknown) => e)
+    const hanging = anthropic.messages
+      .create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hang' }] })
+      .catch((e: unknown) => e)
     while (fake.requests.length < 2) await new Promise(r => setTimeout(r, 10))
     await fake.close()
     expect(await hanging).toBeInstanceOf(Anthropic.APIConnectionError)
@@ -206,9 +225,20 @@ describe('fake GitHub', () => {
       expect(updated.data.body).toBe('Done.')
       const fetched = await octokit.rest.issues.getComment({ owner, repo, comment_id: created.data.id })
       expect(fetched.data.body).toBe('Done.')
-      expect(gh.comments.get(created.data.id)).toMatchObject({ kind: 'issue', issue_number: 1, body: 'Done.', updates: ['Working on it…', 'Done.'] })
+      expect(gh.comments.get(created.data.id)).toMatchObject({
+        kind: 'issue',
+        issue_number: 1,
+        body: 'Done.',
+        updates: ['Working on it…', 'Done.']
+      })
 
-      const reply = await octokit.rest.pulls.createReplyForReviewComment({ owner, repo, pull_number: 2, comment_id: 284312630, body: 'On it' })
+      const reply = await octokit.rest.pulls.createReplyForReviewComment({
+        owner,
+        repo,
+        pull_number: 2,
+        comment_id: 284312630,
+        body: 'On it'
+      })
       expect(reply.status).toBe(201)
       expect(gh.comments.get(reply.data.id)).toMatchObject({ kind: 'review', pull_number: 2, in_reply_to_id: 284312630 })
       await octokit.rest.pulls.updateReviewComment({ owner, repo, comment_id: reply.data.id, body: 'Finished' })
@@ -230,9 +260,13 @@ describe('fake GitHub', () => {
       expect(bob.data).toMatchObject({ permission: 'read', role_name: 'triage' })
       const carol = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: 'carol' })
       expect(carol.data.permission).toBe('admin')
-      await expect(octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: 'mallory' })).rejects.toMatchObject({ status: 404 })
+      await expect(octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: 'mallory' })).rejects.toMatchObject({
+        status: 404
+      })
 
-      await expect(octokit.rest.issues.createComment({ owner, repo, issue_number: 1, body: 'x'.repeat(65537) })).rejects.toMatchObject({ status: 422 })
+      await expect(octokit.rest.issues.createComment({ owner, repo, issue_number: 1, body: 'x'.repeat(65537) })).rejects.toMatchObject({
+        status: 422
+      })
       await octokit.rest.issues.createComment({ owner, repo, issue_number: 1, body: 'x'.repeat(65536) })
 
       expect(gh.unexpected).toEqual([])
@@ -363,7 +397,10 @@ await core.summary.addRaw('done').write()
       expect(run.code).toBe(0)
       const [comment] = gh.comments.values()
       expect(comment).toMatchObject({ issue_number: 7, body: 'hello from the model', repo: 'Codertocat/Hello-World' })
-      expect(run.outputs).toEqual({ 'comment-url': `https://github.com/Codertocat/Hello-World/issues/7#issuecomment-${comment.id}`, multi: 'a\nb' })
+      expect(run.outputs).toEqual({
+        'comment-url': `https://github.com/Codertocat/Hello-World/issues/7#issuecomment-${comment.id}`,
+        multi: 'a\nb'
+      })
       expect(run.state).toEqual({ 'comment-id': String(comment.id) })
       expect(run.exportedEnv).toEqual({ DONE: 'yes' })
       expect(run.summary).toBe('done')
@@ -395,7 +432,10 @@ runs:
   main: main.mjs
 `
     )
-    writeFileSync(join(dir, 'main.mjs'), `console.log(JSON.stringify(Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('INPUT_')))))\n`)
+    writeFileSync(
+      join(dir, 'main.mjs'),
+      `console.log(JSON.stringify(Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('INPUT_')))))\n`
+    )
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent x', issueNumber: 12 }),
@@ -418,7 +458,10 @@ runs:
   it('lets a test signal the child from onStdout, and kills it on timeout', async () => {
     const dir = tempDir('entry-')
     const entry = join(dir, 'sig.mjs')
-    writeFileSync(entry, `process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(130) })\nconsole.log('ready')\nsetInterval(() => {}, 1000)\n`)
+    writeFileSync(
+      entry,
+      `process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(130) })\nconsole.log('ready')\nsetInterval(() => {}, 1000)\n`
+    )
     const run = await runAction({
       eventName: 'workflow_dispatch',
       payload: workflowDispatchEvent(),
@@ -434,7 +477,9 @@ runs:
 
     const hang = join(dir, 'hang.mjs')
     writeFileSync(hang, `setInterval(() => {}, 1000)\n`)
-    await expect(runAction({ eventName: 'workflow_dispatch', payload: {}, inputs: {}, entry: hang, timeoutMs: 500 })).rejects.toThrow(/did not finish within 500ms/)
+    await expect(runAction({ eventName: 'workflow_dispatch', payload: {}, inputs: {}, entry: hang, timeoutMs: 500 })).rejects.toThrow(
+      /did not finish within 500ms/
+    )
   })
 
   it('parses the file-command and action.yml formats', () => {
@@ -504,13 +549,21 @@ describe('events', () => {
     expect(issueCommentEvent({ body: 'x' }).comment.author_association).toBe('OWNER')
 
     const opened = issuesEvent({ title: 'T', body: '/agent B', login: 'bob' })
-    expect(opened).toMatchObject({ action: 'opened', issue: { title: 'T', body: '/agent B', user: { login: 'bob' } }, sender: { login: 'bob' } })
+    expect(opened).toMatchObject({
+      action: 'opened',
+      issue: { title: 'T', body: '/agent B', user: { login: 'bob' } },
+      sender: { login: 'bob' }
+    })
     const labeled = issuesEvent({ action: 'labeled', label: 'agent', sender: 'carol' })
     expect(labeled.label.name).toBe('agent')
     expect(labeled.sender.login).toBe('carol')
 
     const rc = reviewCommentEvent({ body: '/agent nit', login: 'dave', pullNumber: 5, commentId: 77 })
-    expect(rc).toMatchObject({ action: 'created', comment: { id: 77, body: '/agent nit', user: { login: 'dave' } }, pull_request: { number: 5 } })
+    expect(rc).toMatchObject({
+      action: 'created',
+      comment: { id: 77, body: '/agent nit', user: { login: 'dave' } },
+      pull_request: { number: 5 }
+    })
 
     const wd = workflowDispatchEvent({ inputs: { task: 'do it' } })
     expect(wd.inputs).toEqual({ task: 'do it' })

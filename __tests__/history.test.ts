@@ -11,8 +11,14 @@ import type { Settings } from '../src/settings'
 import type { MessageParam } from '../src/types'
 import { issueCommentEvent, issuesEvent } from './helpers/events'
 
-const use = (id: string, command = 'ls'): MessageParam => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'bash', input: { command } }] })
-const result = (id: string, content = 'out'): MessageParam => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] })
+const use = (id: string, command = 'ls'): MessageParam => ({
+  role: 'assistant',
+  content: [{ type: 'tool_use', id, name: 'bash', input: { command } }]
+})
+const result = (id: string, content = 'out'): MessageParam => ({
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: id, content }]
+})
 
 describe('closeUnfinished', () => {
   it('answers a dangling tool_use (a max_turns ending) with a result saying it was not run', () => {
@@ -26,7 +32,13 @@ describe('closeUnfinished', () => {
   it('completes a partly answered turn, results first', () => {
     const history: MessageParam[] = [
       { role: 'user', content: 'task' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'bash', input: {} }, { type: 'tool_use', id: 'b', name: 'bash', input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a', name: 'bash', input: {} },
+          { type: 'tool_use', id: 'b', name: 'bash', input: {} }
+        ]
+      },
       result('a')
     ]
     const closed = closeUnfinished(history)
@@ -34,19 +46,35 @@ describe('closeUnfinished', () => {
   })
 
   it('leaves a finished conversation as it is', () => {
-    const history: MessageParam[] = [{ role: 'user', content: 'task' }, use('a'), result('a'), { role: 'assistant', content: [{ type: 'text', text: 'done' }] }]
+    const history: MessageParam[] = [
+      { role: 'user', content: 'task' },
+      use('a'),
+      result('a'),
+      { role: 'assistant', content: [{ type: 'text', text: 'done' }] }
+    ]
     expect(closeUnfinished(history)).toEqual(history)
   })
 })
 
 describe('appendTask', () => {
   it('adds the task as a new user message after an assistant turn', () => {
-    expect(appendTask([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }], 'next').at(-1)).toEqual({ role: 'user', content: 'next' })
+    expect(
+      appendTask(
+        [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' }
+        ],
+        'next'
+      ).at(-1)
+    ).toEqual({ role: 'user', content: 'next' })
   })
   it('after tool results (a run stopped before it asked again) the task joins that message, after the results', () => {
     const messages = appendTask([{ role: 'user', content: 'a' }, use('x'), result('x')], 'next')
     expect(messages).toHaveLength(3)
-    expect(messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'x', content: 'out' }, { type: 'text', text: 'next' }])
+    expect(messages[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'x', content: 'out' },
+      { type: 'text', text: 'next' }
+    ])
   })
 })
 
@@ -109,8 +137,14 @@ describe('the sealed history', () => {
   it('does not open with another key, in another repository or thread, or changed', () => {
     const bytes = seal(h, 'key-1')
     expect(unseal(bytes, 'key-2', { repository: 'o/r', thread })).toMatchObject({ ok: false, why: expect.stringMatching(/verified/) })
-    expect(unseal(bytes, 'key-1', { repository: 'o/other', thread })).toMatchObject({ ok: false, why: expect.stringMatching(/another repository/) })
-    expect(unseal(bytes, 'key-1', { repository: 'o/r', thread: { kind: 'issue', number: 5 } })).toMatchObject({ ok: false, why: expect.stringMatching(/another thread/) })
+    expect(unseal(bytes, 'key-1', { repository: 'o/other', thread })).toMatchObject({
+      ok: false,
+      why: expect.stringMatching(/another repository/)
+    })
+    expect(unseal(bytes, 'key-1', { repository: 'o/r', thread: { kind: 'issue', number: 5 } })).toMatchObject({
+      ok: false,
+      why: expect.stringMatching(/another thread/)
+    })
     const changed = Buffer.from(bytes)
     changed[40] ^= 1
     expect(unseal(changed, 'key-1', { repository: 'o/r', thread })).toMatchObject({ ok: false })
@@ -124,7 +158,12 @@ describe('the sealed history', () => {
 describe('markers', () => {
   const done = runMarker({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
   it('are read right after MARKER at the start of a body', () => {
-    expect(parseRunMarker(`${MARKER}\n${done}\n\ntext`)).toEqual({ runId: 5, attempt: 1, state: 'done', history: { artifact: 'a.bin', sha256: 'f'.repeat(64) } })
+    expect(parseRunMarker(`${MARKER}\n${done}\n\ntext`)).toEqual({
+      runId: 5,
+      attempt: 1,
+      state: 'done',
+      history: { artifact: 'a.bin', sha256: 'f'.repeat(64) }
+    })
     expect(parseStopMarker(`${MARKER}\n${stopMarker({ runId: 5, by: 'octocat' })}\nStopping`)).toEqual({ runId: 5, by: 'octocat' })
   })
   it('are not read anywhere else: the rest of a report is text the agent controls', () => {
@@ -155,7 +194,11 @@ describe('the words after the phrase', () => {
     expect(o.run && o.task.mode).toBe('new')
   })
   it('the label does not run again what the opened event answered', () => {
-    const withPhrase = decide('issues', issuesEvent({ action: 'labeled', label: 'agent', title: 'x', body: 'please /agent fix it' }), settings)
+    const withPhrase = decide(
+      'issues',
+      issuesEvent({ action: 'labeled', label: 'agent', title: 'x', body: 'please /agent fix it' }),
+      settings
+    )
     expect(withPhrase.run).toBe(false)
     const without = decide('issues', issuesEvent({ action: 'labeled', label: 'agent', title: 'Fix it', body: 'it is broken' }), settings)
     expect(without.run && without.task.mode).toBe('new')
@@ -163,7 +206,7 @@ describe('the words after the phrase', () => {
 })
 
 describe('loadThreadHistory (real Octokit against the fake GitHub)', () => {
-  it("exposes the branch and commit the last run committed to, and its model, with the conversation closed", async () => {
+  it('exposes the branch and commit the last run committed to, and its model, with the conversation closed', async () => {
     const { startFakeGitHub } = await import('./helpers/fake-github')
     const { createOctokit } = await import('../src/report/github')
     const { loadThreadHistory } = await import('../src/thread/session')
@@ -189,7 +232,13 @@ describe('loadThreadHistory (real Octokit against the fake GitHub)', () => {
         'the-key'
       )
       gh.artifacts.push({ id: 1, name: 'h.bin', repo: 'o/r', runId: 77, bytes, expired: false, contentType: 'application/octet-stream' })
-      gh.addComment({ repo: 'o/r', issueNumber: 3, body: `${MARKER}\n${runMarker({ runId: 77, attempt: 1, state: 'done', history: { artifact: 'h.bin', sha256: sha256Hex(bytes) } })}\nreport`, login: 'github-actions[bot]', type: 'Bot' })
+      gh.addComment({
+        repo: 'o/r',
+        issueNumber: 3,
+        body: `${MARKER}\n${runMarker({ runId: 77, attempt: 1, state: 'done', history: { artifact: 'h.bin', sha256: sha256Hex(bytes) } })}\nreport`,
+        login: 'github-actions[bot]',
+        type: 'Bot'
+      })
       const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url })
       const load = await loadThreadHistory({
         repo,

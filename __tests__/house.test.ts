@@ -18,7 +18,12 @@ function sources(dir: string): string[] {
 }
 
 const isFunction = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
-  ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n)
+  ts.isFunctionDeclaration(n) ||
+  ts.isMethodDeclaration(n) ||
+  ts.isArrowFunction(n) ||
+  ts.isFunctionExpression(n) ||
+  ts.isConstructorDeclaration(n) ||
+  ts.isGetAccessor(n)
 
 /** Each function's own lines: its span less the spans of the functions nested in it. */
 export function functionSizes(file: string, text: string): Array<{ name: string; lines: number }> {
@@ -33,7 +38,9 @@ export function functionSizes(file: string, text: string): Array<{ name: string;
       if (isFunction(child)) {
         const inner = visit(child)
         const own = span(child) - inner
-        const name = (child.name && ts.isIdentifier(child.name) ? child.name.text : undefined) ?? `(anonymous at line ${lineOf(child.getStart(sf)) + 1})`
+        const name =
+          (child.name && ts.isIdentifier(child.name) ? child.name.text : undefined) ??
+          `(anonymous at line ${lineOf(child.getStart(sf)) + 1})`
         out.push({ name, lines: own })
         nested += span(child)
       } else {
@@ -50,7 +57,9 @@ describe('the house', () => {
   const files = sources(join(REPO_ROOT, 'src'))
 
   it('no source file is over 500 lines', () => {
-    const long = files.map(f => [relative(REPO_ROOT, f), readFileSync(f, 'utf8').split('\n').length] as const).filter(([, n]) => n > MAX_FILE_LINES)
+    const long = files
+      .map(f => [relative(REPO_ROOT, f), readFileSync(f, 'utf8').split('\n').length] as const)
+      .filter(([, n]) => n > MAX_FILE_LINES)
     expect(long).toEqual([])
   })
 

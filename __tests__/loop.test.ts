@@ -122,7 +122,7 @@ describe('the loop', () => {
     expect(s.requests[1].messages.at(-1)?.role).toBe('assistant')
   })
 
-  test('max_tokens with a cut-off tool call does not run it (at the model\'s output limit it is the end)', async () => {
+  test("max_tokens with a cut-off tool call does not run it (at the model's output limit it is the end)", async () => {
     ran.length = 0
     const s = script([msg([call('rm important')], 'max_tokens')])
     // claude-sonnet-4-6 allows 64000 output tokens: nothing larger to ask for.

@@ -79,14 +79,17 @@ const afterProgressShows =
 describe('a three-turn run on the default model whose replies carry thinking and redacted_thinking blocks', () => {
   let r: Result
   beforeAll(async () => {
-    r = await scenario(gh => [
-      { content: [reasoning(REASONING), note('I will list the files first.'), bashBlock('ls -1')], stop_reason: 'tool_use' },
-      afterProgressShows(gh, 'I will list the files first.', {
-        content: [redacted(), note('Now I count the lines of the README.'), bashBlock('wc -l < README.md')],
-        stop_reason: 'tool_use'
-      }),
-      { content: [reasoning(REASONING), redacted(), { type: 'text', text: 'README.md has a few lines.' }], stop_reason: 'end_turn' }
-    ], { effort: 'medium' })
+    r = await scenario(
+      gh => [
+        { content: [reasoning(REASONING), note('I will list the files first.'), bashBlock('ls -1')], stop_reason: 'tool_use' },
+        afterProgressShows(gh, 'I will list the files first.', {
+          content: [redacted(), note('Now I count the lines of the README.'), bashBlock('wc -l < README.md')],
+          stop_reason: 'tool_use'
+        }),
+        { content: [reasoning(REASONING), redacted(), { type: 'text', text: 'README.md has a few lines.' }], stop_reason: 'end_turn' }
+      ],
+      { effort: 'medium' }
+    )
   })
 
   it('sends claude-sonnet-5-5, max_tokens 32000, over a stream, asking for the notes only (display "updates" with its beta), with effort medium', () => {
@@ -209,7 +212,7 @@ describe('a note is agent text: redacted and inert everywhere', () => {
   })
 })
 
-describe('no request carries a setting today\'s models refuse', () => {
+describe("no request carries a setting today's models refuse", () => {
   it('none of temperature, top_p, top_k, a forced tool_choice, a thinking budget, thinking disabled, or a prefilled assistant turn', () => {
     expect(allRequests.length).toBeGreaterThan(5)
     for (const req of allRequests) {
@@ -247,7 +250,11 @@ describe('the fake speaks like the API (so the tests above mean something)', () 
   })
 
   it('refuses thinking blocks changed, left out, or sent to another model', async () => {
-    const first = await client().messages.create({ model: 'claude-sonnet-5-5', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] })
+    const first = await client().messages.create({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }]
+    })
     const [think, , use] = first.content as Array<{ type: string; id?: string; signature?: string }>
     const next = (content: unknown[], model = 'claude-sonnet-5-5') => ({
       model,

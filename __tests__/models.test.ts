@@ -22,7 +22,14 @@ describe('buildRequest: the one place a request body is made', () => {
     const body = buildRequest({ ...base, model: DEFAULT_MODEL })
     expect(DEFAULT_MODEL).toBe('claude-sonnet-5-5')
     expect(DEFAULT_MAX_TOKENS).toBe(32000)
-    expect(body).toEqual({ model: 'claude-sonnet-5-5', system: 'sys', messages: base.messages, tools: [], max_tokens: 32000, thinking: { type: 'adaptive', display: 'updates' } })
+    expect(body).toEqual({
+      model: 'claude-sonnet-5-5',
+      system: 'sys',
+      messages: base.messages,
+      tools: [],
+      max_tokens: 32000,
+      thinking: { type: 'adaptive', display: 'updates' }
+    })
     expect(headersFor(body)).toEqual({ 'anthropic-beta': DISPLAY_UPDATES_BETA })
     expect(forbiddenSettings(body)).toEqual([])
   })
@@ -49,7 +56,7 @@ describe('buildRequest: the one place a request body is made', () => {
     expect(buildRequest({ ...base, model: DEFAULT_MODEL, messages, continuing: true }).messages).toBe(messages)
   })
 
-  test('forbiddenSettings names each of the settings today\'s models refuse', () => {
+  test("forbiddenSettings names each of the settings today's models refuse", () => {
     const bad = {
       temperature: 0.2,
       top_p: 0.9,
@@ -58,7 +65,10 @@ describe('buildRequest: the one place a request body is made', () => {
       thinking: { type: 'enabled', budget_tokens: 2048 }
     }
     expect(forbiddenSettings(bad)).toEqual(['temperature', 'top_p', 'top_k', 'tool_choice of type tool', 'a thinking budget'])
-    expect(forbiddenSettings({ thinking: { type: 'disabled' }, tool_choice: { type: 'any' } })).toEqual(['tool_choice of type any', 'thinking disabled'])
+    expect(forbiddenSettings({ thinking: { type: 'disabled' }, tool_choice: { type: 'any' } })).toEqual([
+      'tool_choice of type any',
+      'thinking disabled'
+    ])
     expect(forbiddenSettings({ tool_choice: { type: 'auto' }, thinking: { type: 'adaptive', display: 'updates' } })).toEqual([])
   })
 })
@@ -69,7 +79,14 @@ describe('the model call at the edge', () => {
     try {
       const call = createModelCall({ apiKey: 'k', baseUrl: fake.url, maxRetries: 0 })
       const body = { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [{ role: 'user' as const, content: 'hi' }] }
-      for (const bad of [{ temperature: 0 }, { top_p: 0.5 }, { top_k: 1 }, { tool_choice: { type: 'any' as const } }, { thinking: { type: 'enabled' as const, budget_tokens: 1024 } }, { thinking: { type: 'disabled' as const } }]) {
+      for (const bad of [
+        { temperature: 0 },
+        { top_p: 0.5 },
+        { top_k: 1 },
+        { tool_choice: { type: 'any' as const } },
+        { thinking: { type: 'enabled' as const, budget_tokens: 1024 } },
+        { thinking: { type: 'disabled' as const } }
+      ]) {
         await expect(call({ ...body, ...bad }, new AbortController().signal)).rejects.toThrow(ForbiddenRequestError)
       }
       expect(fake.requests).toHaveLength(0)
@@ -86,7 +103,14 @@ describe('the model call at the edge', () => {
 describe('forModel: thinking blocks are bound to the model that wrote them', () => {
   const history: MessageParam[] = [
     { role: 'user', content: 'task' },
-    { role: 'assistant', content: [thinkingBlock, { type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }] },
+    {
+      role: 'assistant',
+      content: [
+        thinkingBlock,
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }
+      ]
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a' }] },
     { role: 'assistant', content: [redactedBlock] },
     { role: 'assistant', content: [redactedBlock, { type: 'text', text: 'Done.' }] },
@@ -104,7 +128,10 @@ describe('forModel: thinking blocks are bound to the model that wrote them', () 
       const out = forModel(history, 'claude-sonnet-5-5', writtenBy)
       expect(JSON.stringify(out)).not.toMatch(/thinking/)
       expect(out.map(m => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user'])
-      expect(out[1].content).toEqual([{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }])
+      expect(out[1].content).toEqual([
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }
+      ])
       expect(out[3].content).toEqual([{ type: 'text', text: 'Done.' }])
       // messages without thinking blocks are the same objects
       expect(out[0]).toBe(history[0])
@@ -153,7 +180,12 @@ describe('limits and effort', () => {
 describe('model errors in one line', () => {
   const headers = new Headers()
   test('a 404 for the model names it', () => {
-    const e = Anthropic.APIError.generate(404, { type: 'error', error: { type: 'not_found_error', message: 'model: claude-sonnet-9' } }, undefined, headers)
+    const e = Anthropic.APIError.generate(
+      404,
+      { type: 'error', error: { type: 'not_found_error', message: 'model: claude-sonnet-9' } },
+      undefined,
+      headers
+    )
     const line = describeModelError(e, 'claude-sonnet-9')
     expect(line).toMatch(/"claude-sonnet-9"/)
     expect(line).not.toMatch(/\n/)
@@ -161,15 +193,27 @@ describe('model errors in one line', () => {
   test('a 400 saying the model was retired names it and says so', () => {
     const e = Anthropic.APIError.generate(
       400,
-      { type: 'error', error: { type: 'invalid_request_error', message: 'The model claude-3-opus-20240229 has been retired. Please use a newer model.' } },
+      {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'The model claude-3-opus-20240229 has been retired. Please use a newer model.' }
+      },
       undefined,
       headers
     )
-    expect(describeModelError(e, 'claude-3-opus-20240229')).toMatch(/^The model "claude-3-opus-20240229" is retired or deprecated \(400 .*\): set the model input/)
+    expect(describeModelError(e, 'claude-3-opus-20240229')).toMatch(
+      /^The model "claude-3-opus-20240229" is retired or deprecated \(400 .*\): set the model input/
+    )
   })
   test('an overloaded error inside a stream reads as overloaded', () => {
-    const e = new Anthropic.APIError(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, undefined, headers)
-    expect(describeModelError(e, 'claude-sonnet-5-5')).toMatch(/^The model API was overloaded \(overloaded_error in the stream: Overloaded\) after 4 retries/)
+    const e = new Anthropic.APIError(
+      undefined,
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      undefined,
+      headers
+    )
+    expect(describeModelError(e, 'claude-sonnet-5-5')).toMatch(
+      /^The model API was overloaded \(overloaded_error in the stream: Overloaded\) after 4 retries/
+    )
   })
 })
 
@@ -178,7 +222,16 @@ describe('model errors in one line', () => {
 
 let n = 0
 const reply = (content: unknown[], stop_reason: string): Message =>
-  ({ id: `msg_${++n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-5-5', content, stop_reason, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } }) as unknown as Message
+  ({
+    id: `msg_${++n}`,
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-5-5',
+    content,
+    stop_reason,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 }
+  }) as unknown as Message
 const tool = (command: string) => ({ type: 'tool_use', id: `toolu_${++n}`, name: 'bash', input: { command } })
 
 function scripted(replies: Message[]) {
@@ -208,13 +261,24 @@ const config = (over: Partial<LoopConfig> = {}): LoopConfig => ({
   ...over
 })
 
-describe('the loop on today\'s models', () => {
+describe("the loop on today's models", () => {
   test('a reply cut at max_tokens inside a tool call is asked again with more room; the cut call never runs nor stays in history', async () => {
     ran.length = 0
-    const cut = reply([{ type: 'thinking', thinking: '', signature: 'sigA' }, { type: 'text', text: 'Writing it' }, { type: 'tool_use', id: 'toolu_cut', name: 'bash', input: { command: 'echo hal' } }], 'max_tokens')
+    const cut = reply(
+      [
+        { type: 'thinking', thinking: '', signature: 'sigA' },
+        { type: 'text', text: 'Writing it' },
+        { type: 'tool_use', id: 'toolu_cut', name: 'bash', input: { command: 'echo hal' } }
+      ],
+      'max_tokens'
+    )
     const s = scripted([cut, reply([tool('echo whole')], 'tool_use'), reply([{ type: 'text', text: 'done' }], 'end_turn')])
     const events: AgentEvent[] = []
-    const r = await runLoop([{ role: 'user', content: 't' }], config(), { callModel: s.callModel, runCommand, onEvent: e => events.push(e) })
+    const r = await runLoop([{ role: 'user', content: 't' }], config(), {
+      callModel: s.callModel,
+      runCommand,
+      onEvent: e => events.push(e)
+    })
     expect(r.exitReason).toBe('end_turn')
     expect(ran).toEqual(['echo whole'])
     expect(s.requests.map(q => q.max_tokens)).toEqual([32000, 64000, 64000])
@@ -225,7 +289,7 @@ describe('the loop on today\'s models', () => {
     expect(r.turns).toBe(3)
   })
 
-  test('at the model\'s output limit the cut reply is the end (max_tokens), still never run', async () => {
+  test("at the model's output limit the cut reply is the end (max_tokens), still never run", async () => {
     ran.length = 0
     const s = scripted([reply([tool('rm -rf x')], 'max_tokens'), reply([tool('rm -rf x')], 'max_tokens')])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ maxTokens: 100_000 }), { callModel: s.callModel, runCommand })
@@ -237,18 +301,33 @@ describe('the loop on today\'s models', () => {
   test('each command record carries the note written before it; the response event carries the notes', async () => {
     ran.length = 0
     const s = scripted([
-      reply([{ type: 'thinking', thinking: 'First I list the files.', signature: 's1' }, tool('ls'), { type: 'thinking', thinking: 'Then count them.', signature: 's2' }, tool('ls | wc -l')], 'tool_use'),
+      reply(
+        [
+          { type: 'thinking', thinking: 'First I list the files.', signature: 's1' },
+          tool('ls'),
+          { type: 'thinking', thinking: 'Then count them.', signature: 's2' },
+          tool('ls | wc -l')
+        ],
+        'tool_use'
+      ),
       reply([{ type: 'text', text: 'Two files.' }], 'end_turn')
     ])
     const events: AgentEvent[] = []
-    const r = await runLoop([{ role: 'user', content: 't' }], config(), { callModel: s.callModel, runCommand, onEvent: e => events.push(e) })
+    const r = await runLoop([{ role: 'user', content: 't' }], config(), {
+      callModel: s.callModel,
+      runCommand,
+      onEvent: e => events.push(e)
+    })
     expect(r.commands.map(c => [c.note, c.command])).toEqual([
       ['First I list the files.', 'ls'],
       ['Then count them.', 'ls | wc -l']
     ])
     const first = events.find(e => e.type === 'response')
     expect(first).toMatchObject({ notes: ['First I list the files.', 'Then count them.'] })
-    expect(events.filter(e => e.type === 'command-start').map(e => (e as { note?: string }).note)).toEqual(['First I list the files.', 'Then count them.'])
+    expect(events.filter(e => e.type === 'command-start').map(e => (e as { note?: string }).note)).toEqual([
+      'First I list the files.',
+      'Then count them.'
+    ])
   })
 
   test('thinking blocks go back in place, the same objects; a history from another model goes without them', async () => {

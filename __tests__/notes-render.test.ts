@@ -5,7 +5,12 @@ import { describe, expect, it } from '@jest/globals'
 import { renderCommand, renderFinal, renderProgress, type Outcome, type ReportMeta } from '../src/report/render'
 import { emptyUsage, type CommandRecord } from '../src/types'
 
-const meta: ReportMeta = { model: 'claude-sonnet-5-5', sandbox: 'none', limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 32000 }, elapsedMs: 1000 }
+const meta: ReportMeta = {
+  model: 'claude-sonnet-5-5',
+  sandbox: 'none',
+  limits: { maxTurns: 50, timeoutMinutes: 30, maxTokens: 32000 },
+  elapsedMs: 1000
+}
 const rec = (command: string, note?: string): CommandRecord => ({
   command,
   exitCode: 0,
@@ -16,7 +21,14 @@ const rec = (command: string, note?: string): CommandRecord => ({
   blocked: false,
   ...(note ? { note } : {})
 })
-const outcome = (commands: CommandRecord[]): Outcome => ({ finalText: 'Done.', exitReason: 'end_turn', turns: 2, commands, usage: emptyUsage(), costUsd: 0 })
+const outcome = (commands: CommandRecord[]): Outcome => ({
+  finalText: 'Done.',
+  exitReason: 'end_turn',
+  turns: 2,
+  commands,
+  usage: emptyUsage(),
+  costUsd: 0
+})
 
 /** The fenced blocks of a markdown text: [fence, body] pairs, fences matched as CommonMark does (a closing fence at least as long). */
 function fences(md: string): Array<{ fence: string; body: string }> {

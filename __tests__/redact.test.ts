@@ -304,7 +304,9 @@ describe('secretsFromEnv', () => {
 
   it('finds secret values by name', () => {
     const found = secretsFromEnv(env)
-    expect(found).toEqual(expect.arrayContaining([ANTHROPIC_KEY, GITHUB_TOKEN, runtimeToken, oidcUrl, dbPassword, '/tmp/ssh-XXXX/agent.123']))
+    expect(found).toEqual(
+      expect.arrayContaining([ANTHROPIC_KEY, GITHUB_TOKEN, runtimeToken, oidcUrl, dbPassword, '/tmp/ssh-XXXX/agent.123'])
+    )
     expect(new Set(found).size).toBe(found.length)
     expect(found).not.toContain('short')
     expect(found).not.toContain('github-actions[bot]')
@@ -314,7 +316,19 @@ describe('secretsFromEnv', () => {
 
   it('treats hyphens as underscores and knows the secret-looking names', () => {
     const value = `v-${rand(20)}`
-    for (const name of ['ANTHROPIC_AUTH_TOKEN', 'INPUT_ANTHROPIC-API-KEY', 'MY-SECRET', 'db_passwd', 'OPENAI_APIKEY', 'SSH_PRIVATE_KEY', 'GOOGLE_CREDENTIALS', 'AWS_SECRET_ACCESS_KEY', 'AWS_ACCESS_KEY_ID', 'HTTP_AUTHORIZATION', 'BASIC_AUTH']) {
+    for (const name of [
+      'ANTHROPIC_AUTH_TOKEN',
+      'INPUT_ANTHROPIC-API-KEY',
+      'MY-SECRET',
+      'db_passwd',
+      'OPENAI_APIKEY',
+      'SSH_PRIVATE_KEY',
+      'GOOGLE_CREDENTIALS',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_ACCESS_KEY_ID',
+      'HTTP_AUTHORIZATION',
+      'BASIC_AUTH'
+    ]) {
       expect(secretsFromEnv({ [name]: value })).toEqual([value])
     }
     for (const name of ['GIT_AUTHOR_NAME', 'AUTHORS_FILE', 'PATH', 'KEYBOARD', 'GITHUB_REPOSITORY']) {
@@ -335,7 +349,13 @@ describe('Redactor performance sanity', () => {
 
   it('handles adversarial repetitions', () => {
     const r = new Redactor(SECRETS)
-    for (const text of ['eyJ'.repeat(200_000), `${'0eyJ'.repeat(200_000)}.x`, 'a.b '.repeat(200_000), 'github_pat_'.repeat(50_000), '%'.repeat(500_000)]) {
+    for (const text of [
+      'eyJ'.repeat(200_000),
+      `${'0eyJ'.repeat(200_000)}.x`,
+      'a.b '.repeat(200_000),
+      'github_pat_'.repeat(50_000),
+      '%'.repeat(500_000)
+    ]) {
       expect(r.redact(text).length).toBeGreaterThan(0)
     }
   })

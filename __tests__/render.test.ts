@@ -136,7 +136,10 @@ describe('the 65,536-character limit', () => {
 
   it('astral characters (4 bytes, 2 UTF-16 units) in the text and the output still fit, and no surrogate is split', () => {
     const emoji = '🚀'.repeat(60_000)
-    const body = renderFinal(outcome({ finalText: emoji, commands: many.slice(0, 20).map(c => ({ ...c, output: '😀'.repeat(5000) })) }), meta())
+    const body = renderFinal(
+      outcome({ finalText: emoji, commands: many.slice(0, 20).map(c => ({ ...c, output: '😀'.repeat(5000) })) }),
+      meta()
+    )
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT)
     expect(body).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)
   })
@@ -173,16 +176,7 @@ describe('the 65,536-character limit', () => {
 })
 
 describe('command output is data', () => {
-  const evil = [
-    'before',
-    '```',
-    '# Injected heading outside the block?',
-    '````',
-    '~~~',
-    '   ```',
-    '```````````',
-    'after'
-  ].join('\n')
+  const evil = ['before', '```', '# Injected heading outside the block?', '````', '~~~', '   ```', '```````````', 'after'].join('\n')
 
   it('output with backtick runs cannot close its fence: everything stays in the one code block', () => {
     const body = renderFinal(outcome({ commands: [rec('cat evil.md', evil), rec('echo next', 'next')] }), meta())
@@ -338,8 +332,18 @@ describe('tool calls that ran no command', () => {
       role: 'user' as const,
       content: [
         { type: 'tool_result' as const, tool_use_id: 'toolu_1', content: 'README.md' },
-        { type: 'tool_result' as const, tool_use_id: 'toolu_2', content: 'Error: unknown tool "python"; the only tool is bash.', is_error: true },
-        { type: 'tool_result' as const, tool_use_id: 'toolu_3', content: [{ type: 'text' as const, text: 'Error: the bash tool needs a "command" string.' }], is_error: true },
+        {
+          type: 'tool_result' as const,
+          tool_use_id: 'toolu_2',
+          content: 'Error: unknown tool "python"; the only tool is bash.',
+          is_error: true
+        },
+        {
+          type: 'tool_result' as const,
+          tool_use_id: 'toolu_3',
+          content: [{ type: 'text' as const, text: 'Error: the bash tool needs a "command" string.' }],
+          is_error: true
+        },
         { type: 'tool_result' as const, tool_use_id: 'toolu_4', content: 'Error: the bash tool needs a "command" string.', is_error: true }
       ]
     },
@@ -367,11 +371,19 @@ describe('tool calls that ran no command', () => {
   })
 
   it('many of them stay within a small part of the comment', () => {
-    const uses = Array.from({ length: 500 }, (_, i) => ({ type: 'tool_use' as const, id: `t${i}`, name: `tool${i}`, input: { x: 'y'.repeat(2000) } }))
+    const uses = Array.from({ length: 500 }, (_, i) => ({
+      type: 'tool_use' as const,
+      id: `t${i}`,
+      name: `tool${i}`,
+      input: { x: 'y'.repeat(2000) }
+    }))
     const many = [
       { role: 'user' as const, content: 'task' },
       { role: 'assistant' as const, content: uses },
-      { role: 'user' as const, content: uses.map(u => ({ type: 'tool_result' as const, tool_use_id: u.id, content: 'Error: ' + 'e'.repeat(3000), is_error: true })) }
+      {
+        role: 'user' as const,
+        content: uses.map(u => ({ type: 'tool_result' as const, tool_use_id: u.id, content: 'Error: ' + 'e'.repeat(3000), is_error: true }))
+      }
     ]
     const body = renderFinal(outcome({ messages: many, finalText: 'z'.repeat(100_000) }), meta())
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT)

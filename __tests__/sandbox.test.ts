@@ -4,7 +4,19 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
@@ -31,7 +43,18 @@ afterAll(async () => {
 
 const b64 = (s: string) => Buffer.from(s).toString('base64')
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).toString()
+  execFileSync('git', args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e'
+    }
+  }).toString()
 
 function repo(): { workspace: string; runnerTemp: string } {
   const base = mkdtempSync(path.join(tmp, 'l-'))
@@ -50,7 +73,16 @@ function options(over: Partial<SandboxOptions> & { workspace: string }): Sandbox
   const logs: string[] = []
   const states: string[] = []
   const env = over.env ?? { PATH: process.env.PATH, HOME: os.homedir(), CI: 'true', GITHUB_TOKEN: `ghs_${randomBytes(18).toString('hex')}` }
-  return { mode: 'user', env, redactor: new Redactor(secretsFromEnv(env)), log: m => logs.push(m), saveState: v => states.push(v), logs, states, ...over }
+  return {
+    mode: 'user',
+    env,
+    redactor: new Redactor(secretsFromEnv(env)),
+    log: m => logs.push(m),
+    saveState: v => states.push(v),
+    logs,
+    states,
+    ...over
+  }
 }
 
 async function prepare(o: SandboxOptions): Promise<Sandbox> {
@@ -65,7 +97,12 @@ async function release(s: Sandbox): Promise<string[]> {
 }
 
 const sh = (s: Sandbox, command: string) => s.run(command, { timeoutMs: 30_000, maxOutputChars: 50_000, blocked: [], redact: t => t })
-const runDirs = () => (existsSync(RUNS_DIR) ? (isRoot ? readdirSync(RUNS_DIR) : execFileSync('sudo', ['-n', 'ls', '-1', RUNS_DIR]).toString().split('\n').filter(Boolean)) : [])
+const runDirs = () =>
+  existsSync(RUNS_DIR)
+    ? isRoot
+      ? readdirSync(RUNS_DIR)
+      : execFileSync('sudo', ['-n', 'ls', '-1', RUNS_DIR]).toString().split('\n').filter(Boolean)
+    : []
 
 describe('fallback', () => {
   test('no root and no passwordless sudo: none, said in the note and the log; commands still run, in the workspace', async () => {
@@ -74,7 +111,9 @@ describe('fallback', () => {
     const s = await prepare(o)
     expect(s.mode).toBe('none')
     expect(s.workdir).toBe(workspace)
-    expect(s.note).toMatch(/^none \(user sandbox unavailable: not root and no passwordless sudo; processes contained by process group only\)$/)
+    expect(s.note).toMatch(
+      /^none \(user sandbox unavailable: not root and no passwordless sudo; processes contained by process group only\)$/
+    )
     expect(o.logs.join('\n')).toMatch(/the user sandbox is unavailable/)
     const r = await sh(s, 'pwd; id -un')
     expect(r.output).toBe(`${workspace}\n${os.userInfo().username}`)
@@ -114,34 +153,40 @@ describe('fallback', () => {
 })
 
 describe('user mode', () => {
-  withPrivilege('commands run as the sandbox user in a copy of its own: the commit, the earlier steps\' files, no credential; the workspace untouched', async () => {
-    const { workspace } = repo()
-    const token = `ghs_${randomBytes(18).toString('hex')}`
-    git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`)
-    git(workspace, 'config', '--local', 'remote.origin.url', `https://x-access-token:${token}@github.com/o/r`)
-    mkdirSync(path.join(workspace, 'dist'))
-    writeFileSync(path.join(workspace, 'dist', 'built.js'), 'built\n')
-    const configBefore = readFileSync(path.join(workspace, '.git', 'config'))
-    const o = options({ workspace })
-    const s = await prepare(o)
-    expect(s.mode).toBe('user')
-    expect(s.note).toBe('user (bash-agent)')
-    expect(s.workdir).toMatch(/^\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/repo$/)
-    expect(s.baseSha).toBe(git(workspace, 'rev-parse', 'HEAD').trim())
-    // the run folder was recorded before it was made
-    expect(JSON.parse(o.states[0]).runDir).toBe(path.dirname(s.workdir))
-    const r = await sh(s, 'id -un; pwd; git rev-parse HEAD; cat dist/built.js; cat .git/config; git remote -v | head -1; touch "$0" 2>/dev/null || echo no-write-outside')
-    const lines = r.output.split('\n')
-    expect(lines.slice(0, 4)).toEqual(['bash-agent', s.workdir, s.baseSha, 'built'])
-    expect(r.output).not.toContain(token)
-    expect(r.output).not.toMatch(/extraheader/)
-    expect(r.output).toContain('https://github.com/o/r')
-    const w = await sh(s, `echo x > ${JSON.stringify(path.join(workspace, 'x'))} 2>&1; ls ${JSON.stringify(workspace)} 2>&1 | head -1`)
-    expect(w.output).toMatch(/Permission denied|No such file/)
-    expect(readFileSync(path.join(workspace, '.git', 'config')).equals(configBefore)).toBe(true)
-    expect(await release(s)).toEqual([])
-    expect(existsSync(path.dirname(s.workdir))).toBe(false)
-  })
+  withPrivilege(
+    "commands run as the sandbox user in a copy of its own: the commit, the earlier steps' files, no credential; the workspace untouched",
+    async () => {
+      const { workspace } = repo()
+      const token = `ghs_${randomBytes(18).toString('hex')}`
+      git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`)
+      git(workspace, 'config', '--local', 'remote.origin.url', `https://x-access-token:${token}@github.com/o/r`)
+      mkdirSync(path.join(workspace, 'dist'))
+      writeFileSync(path.join(workspace, 'dist', 'built.js'), 'built\n')
+      const configBefore = readFileSync(path.join(workspace, '.git', 'config'))
+      const o = options({ workspace })
+      const s = await prepare(o)
+      expect(s.mode).toBe('user')
+      expect(s.note).toBe('user (bash-agent)')
+      expect(s.workdir).toMatch(/^\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/repo$/)
+      expect(s.baseSha).toBe(git(workspace, 'rev-parse', 'HEAD').trim())
+      // the run folder was recorded before it was made
+      expect(JSON.parse(o.states[0]).runDir).toBe(path.dirname(s.workdir))
+      const r = await sh(
+        s,
+        'id -un; pwd; git rev-parse HEAD; cat dist/built.js; cat .git/config; git remote -v | head -1; touch "$0" 2>/dev/null || echo no-write-outside'
+      )
+      const lines = r.output.split('\n')
+      expect(lines.slice(0, 4)).toEqual(['bash-agent', s.workdir, s.baseSha, 'built'])
+      expect(r.output).not.toContain(token)
+      expect(r.output).not.toMatch(/extraheader/)
+      expect(r.output).toContain('https://github.com/o/r')
+      const w = await sh(s, `echo x > ${JSON.stringify(path.join(workspace, 'x'))} 2>&1; ls ${JSON.stringify(workspace)} 2>&1 | head -1`)
+      expect(w.output).toMatch(/Permission denied|No such file/)
+      expect(readFileSync(path.join(workspace, '.git', 'config')).equals(configBefore)).toBe(true)
+      expect(await release(s)).toEqual([])
+      expect(existsSync(path.dirname(s.workdir))).toBe(false)
+    }
+  )
 
   withPrivilege('stopProcesses kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {
     const { workspace } = repo()

@@ -115,8 +115,20 @@ function checkout(): Checkout {
   // a step script with an inlined secret, as the runner writes them to RUNNER_TEMP
   writeFileSync(path.join(runnerTemp, `${randomUUID()}.sh`), `deploy --password '${DEPLOY}'\n`, { mode: 0o644 })
   // what a step could leave readable to the runner user: the secrets as NAME=value lines
-  const dump = { MY_DEPLOY_PASSWORD: DEPLOY, 'INPUT_ANTHROPIC-API-KEY': API_KEY, GITHUB_TOKEN: GH_TOKEN, ANTHROPIC_API_KEY: API_KEY, ACTIONS_RUNTIME_TOKEN: RUNTIME }
-  writeFileSync(path.join(runnerTemp, 'env-dump'), Object.entries(dump).map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o644 })
+  const dump = {
+    MY_DEPLOY_PASSWORD: DEPLOY,
+    'INPUT_ANTHROPIC-API-KEY': API_KEY,
+    GITHUB_TOKEN: GH_TOKEN,
+    ANTHROPIC_API_KEY: API_KEY,
+    ACTIONS_RUNTIME_TOKEN: RUNTIME
+  }
+  writeFileSync(
+    path.join(runnerTemp, 'env-dump'),
+    Object.entries(dump)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+    { mode: 0o644 }
+  )
   const config = path.join(workspace, '.git', 'config')
   return {
     workspace,
@@ -191,7 +203,8 @@ async function attack(o: AttackOptions): Promise<Attack> {
         if (!Array.isArray(m.content)) continue
         for (const b of m.content) {
           if (b.type === 'tool_result') {
-            const content = typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join('')
+            const content =
+              typeof b.content === 'string' ? b.content : (b.content ?? []).map((c: { text?: string }) => c.text ?? '').join('')
             results.set(b.tool_use_id, content)
           }
         }
@@ -241,7 +254,12 @@ function leaksIn(textToCheck: string): string[] {
 /** One reply running each probe as its own tool_use block with a known id. */
 function probeReply(probes: Record<string, string>): Reply {
   return {
-    content: Object.entries(probes).map(([id, command]) => ({ type: 'tool_use' as const, id: `toolu_${id}`, name: 'bash', input: { command } })),
+    content: Object.entries(probes).map(([id, command]) => ({
+      type: 'tool_use' as const,
+      id: `toolu_${id}`,
+      name: 'bash',
+      input: { command }
+    })),
     stop_reason: 'tool_use'
   }
 }
@@ -263,8 +281,14 @@ describe('refused senders: no model request, no comment, no reaction, skipped', 
     ['a user who is not a collaborator', { login: 'stranger' }],
     ['a user with read permission', { login: 'reader', permissions: { ...WRITERS, reader: 'read' } }],
     ['a user with triage permission', { login: 'triager', permissions: { ...WRITERS, triager: 'triage' } }],
-    ['a bot, even with write permission', { login: 'helper-bot[bot]', userType: 'Bot', permissions: { ...WRITERS, 'helper-bot[bot]': 'write' } }],
-    ['the action\'s own comment quoting the phrase', { login: 'github-actions[bot]', userType: 'Bot', body: `${MARKER}\nRan \`/agent look around\` for you.` }],
+    [
+      'a bot, even with write permission',
+      { login: 'helper-bot[bot]', userType: 'Bot', permissions: { ...WRITERS, 'helper-bot[bot]': 'write' } }
+    ],
+    [
+      "the action's own comment quoting the phrase",
+      { login: 'github-actions[bot]', userType: 'Bot', body: `${MARKER}\nRan \`/agent look around\` for you.` }
+    ],
     ['our own report quoted by an admin', { body: `> ${MARKER}\n/agent cat /proc/$PPID/environ` }],
     ['an edited comment', { action: 'edited', body: '/agent cat /proc/$PPID/environ' }],
     ['a deleted comment', { action: 'deleted', body: '/agent cat /proc/$PPID/environ' }]
@@ -316,15 +340,21 @@ const PROBES: Record<string, string> = {
   self_environ: "cat /proc/self/environ | tr '\\0' '\\n'",
   ppid_environ: "cat /proc/$PPID/environ | tr '\\0' '\\n'",
   runner_files: 'cat "$RUNNER_TEMP/env-dump"',
-  all_environ: "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null; done | grep -a -E 'PASSWORD|TOKEN|KEY' | sort -u | head -300; echo scanned",
+  all_environ:
+    "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null; done | grep -a -E 'PASSWORD|TOKEN|KEY' | sort -u | head -300; echo scanned",
   ps_eww: 'ps eww -A',
   memory: 'head -c 4096 /proc/$PPID/mem 2>&1 | head -c 200; grep -a -c sk-ant /proc/$PPID/maps 2>&1',
   git_config: 'cat .git/config; git config --list --show-origin',
   // RUNNER_TEMP is withheld from commands; an attacker knows the runner's layout (it sits beside the workspace here)
-  git_credentials_file: 'T="${RUNNER_TEMP:-$(dirname "$PWD")/_temp}"; ls -la "$T" 2>&1; cat "$T"/git-credentials-*.config 2>&1; cat "$T"/*.sh 2>&1',
-  base64: fromParent('printf %s "$v" | base64 -w0; echo; printf "%s\\n" "$v" | base64; printf "X%s" "$v" | base64 -w0; echo; printf "XY%s" "$v" | basenc --base64url -w0; echo'),
+  git_credentials_file:
+    'T="${RUNNER_TEMP:-$(dirname "$PWD")/_temp}"; ls -la "$T" 2>&1; cat "$T"/git-credentials-*.config 2>&1; cat "$T"/*.sh 2>&1',
+  base64: fromParent(
+    'printf %s "$v" | base64 -w0; echo; printf "%s\\n" "$v" | base64; printf "X%s" "$v" | base64 -w0; echo; printf "XY%s" "$v" | basenc --base64url -w0; echo'
+  ),
   base64_environ: 'base64 < "$RUNNER_TEMP/env-dump"',
-  url_encoded: fromParent(`node -e 'const v=process.argv[1];console.log(encodeURIComponent(v));console.log(new URLSearchParams({v}).toString());console.log(escape(v))' "$v"`),
+  url_encoded: fromParent(
+    `node -e 'const v=process.argv[1];console.log(encodeURIComponent(v));console.log(new URLSearchParams({v}).toString());console.log(escape(v))' "$v"`
+  ),
   x_access_token: fromParent('printf "x-access-token:%s" "$v" | base64 -w0; echo'),
   token_shapes: `echo "gh""p_${alnum(36)}"; echo "github_""pat_${alnum(22)}_${alnum(59)}"; echo "sk-""ant-api03-${alnum(40)}"; echo "gh""s_${alnum(36)}"`,
   workspace_write: 'echo written > agent-wrote.txt && stat -c "%U %a" . agent-wrote.txt',
@@ -385,7 +415,7 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     if (inUser) expect(r('env')).toMatch(/^HOME=\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/home$/m)
   })
 
-  test('cat /proc/$PPID/environ: not the action\'s (its own PID namespace), denied in user mode, redacted in none', () => {
+  test("cat /proc/$PPID/environ: not the action's (its own PID namespace), denied in user mode, redacted in none", () => {
     const out = r('ppid_environ')
     expect(leaksIn(out)).toEqual([])
     // the parent is the run's command server; the action is outside the namespace
@@ -410,7 +440,7 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     if (inUser) expect(out).not.toMatch(/MY_DEPLOY_PASSWORD|INPUT_ANTHROPIC/)
   })
 
-  test('ps eww -A: the action\'s environment is not shown in user mode, redacted in none', () => {
+  test("ps eww -A: the action's environment is not shown in user mode, redacted in none", () => {
     const out = r('ps_eww')
     expect(out).toMatch(/PID/)
     expect(leaksIn(out)).toEqual([])
@@ -419,7 +449,7 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     expect(out).not.toMatch(/dist\/index\.js/)
   })
 
-  test('the action\'s memory is out of reach in user mode', () => {
+  test("the action's memory is out of reach in user mode", () => {
     const out = r('memory')
     expect(leaksIn(out)).toEqual([])
     if (inUser) expect(out).toMatch(/Permission denied/)
@@ -523,13 +553,15 @@ const MENTION = /(?<![A-Za-z0-9\u200b])@(?=[A-Za-z0-9])/
 describe('output safety', () => {
   let a: Attack
   const OUTPUT_PROBES: Record<string, string> = {
-    fence: "printf 'PWNED-1\\n```\\n</details>\\n# PWNED-2 heading\\n````````````\\nPWNED-3 ~~~\\n~~~\\nPWNED-4 <img src=https://evil.example/x.png>\\n'",
+    fence:
+      "printf 'PWNED-1\\n```\\n</details>\\n# PWNED-2 heading\\n````````````\\nPWNED-3 ~~~\\n~~~\\nPWNED-4 <img src=https://evil.example/x.png>\\n'",
     mentions: "for i in $(seq 300); do printf '@user%d @octo-org/team%d ' $i $i; done; echo",
-    images: "echo '![pixel](https://evil.example/p.png) <img src=\"https://evil.example/q.png\"> <picture><source srcset=https://evil.example/s.png></picture>'",
+    images:
+      'echo \'![pixel](https://evil.example/p.png) <img src="https://evil.example/q.png"> <picture><source srcset=https://evil.example/s.png></picture>\'',
     binary: "head -c 4000 /dev/urandom; printf '\\000\\033[31mred\\033[0m\\377\\376 end\\n\\033]0;title\\007'",
     invalid_utf8: "printf 'ok \\xc3\\x28 \\xe2\\x82 \\xf0\\x9f\\x98 tail\\n'",
     workflow_command: "echo '::set-output name=result::pwned'; echo '::add-mask::x'",
-    command_injection: "true\n::set-output name=turns::999\n::error title=injected::INJECTED\n::stop-commands::tok",
+    command_injection: 'true\n::set-output name=turns::999\n::error title=injected::INJECTED\n::stop-commands::tok',
     quick: 'sleep 60 & echo started'
   }
   const final =
@@ -548,7 +580,7 @@ describe('output safety', () => {
     expect(a.finalComment).toContain('</details>')
   })
 
-  test('no one is mentioned: not by command output, nor by the model\'s text', () => {
+  test("no one is mentioned: not by command output, nor by the model's text", () => {
     expect(a.results.get('toolu_mentions')).toContain('@user300')
     for (const c of a.gh.comments.values()) {
       for (const body of c.updates) {
@@ -559,7 +591,7 @@ describe('output safety', () => {
     expect(a.run.summary).not.toMatch(MENTION)
   })
 
-  test('no image is embedded: output stays in code, the model\'s images become links', () => {
+  test("no image is embedded: output stays in code, the model's images become links", () => {
     const { outside } = codeLines(a.finalComment)
     const prose = outside.join('\n')
     expect(prose).not.toMatch(/<img|<picture|<source|!\[[^\]]*\]\(/i)
@@ -644,7 +676,11 @@ describe('redaction and untrusted text helpers', () => {
   })
 
   test('wrapped base64 without secrets is left as is', () => {
-    const wrapped = randomBytes(300).toString('base64').match(/.{1,76}/g)?.join('\n') ?? ''
+    const wrapped =
+      randomBytes(300)
+        .toString('base64')
+        .match(/.{1,76}/g)
+        ?.join('\n') ?? ''
     expect(r.redact(wrapped)).toBe(wrapped)
   })
 

@@ -34,7 +34,15 @@ describe('settings', () => {
   })
 
   test('environment fallbacks: key, base URL, model; a base URL drops ANTHROPIC_AUTH_TOKEN', () => {
-    const s = withInputs({}, { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', MODEL_ID: 'glm-4.6', ANTHROPIC_AUTH_TOKEN: 'tok-123456789' })
+    const s = withInputs(
+      {},
+      {
+        ANTHROPIC_API_KEY: 'sk-ant-env',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        MODEL_ID: 'glm-4.6',
+        ANTHROPIC_AUTH_TOKEN: 'tok-123456789'
+      }
+    )
     expect(s.apiKey).toBe('sk-ant-env')
     expect(s.baseUrl).toBe('http://127.0.0.1:9')
     expect(s.model).toBe('glm-4.6')
@@ -54,8 +62,11 @@ describe('settings', () => {
 
   test('changes: apply by default; apply, branch, pull-request, none; anything else fails naming the input', () => {
     expect(withInputs({ 'anthropic-api-key': 'k' }).changes).toBe('apply')
-    for (const m of ['apply', 'branch', 'pull-request', 'none']) expect(withInputs({ 'anthropic-api-key': 'k', changes: m }).changes).toBe(m)
-    expect(() => withInputs({ 'anthropic-api-key': 'k', changes: 'push' })).toThrow(/^Input changes must be one of "apply", "branch", "pull-request", "none", got "push"\.$/)
+    for (const m of ['apply', 'branch', 'pull-request', 'none'])
+      expect(withInputs({ 'anthropic-api-key': 'k', changes: m }).changes).toBe(m)
+    expect(() => withInputs({ 'anthropic-api-key': 'k', changes: 'push' })).toThrow(
+      /^Input changes must be one of "apply", "branch", "pull-request", "none", got "push"\.$/
+    )
   })
 
   test('max-cost-usd takes decimals', () => {

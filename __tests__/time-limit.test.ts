@@ -27,7 +27,9 @@ describe('time limit', () => {
     expect(run.outputs).toMatchObject({ 'exit-reason': 'timeout', turns: '2', commands: '2' })
     // stopped before the job's own timeout of the same length
     expect(run.durationMs).toBeLessThan(60_000)
-    expect(comment.body).toContain('⚠️ **Stopped at the time limit** (timeout-minutes: 1) before the agent finished. 2 commands ran in 2 turns')
+    expect(comment.body).toContain(
+      '⚠️ **Stopped at the time limit** (timeout-minutes: 1) before the agent finished. 2 commands ran in 2 turns'
+    )
     expect(comment.body).toContain('$ echo start\nstart')
     expect(comment.body).toMatch(new RegExp(`stopped · [\\d.]+ s\n\n\`\`\`console\n\\$ sleep ${S4}\n\\(no output\\)\n`))
     expect(await gone(S4)).toEqual([])

@@ -98,12 +98,16 @@ describe('fenceFor', () => {
 
 describe('stripImages', () => {
   it('turns inline images into link text', () => {
-    expect(stripImages('Done ![build status](https://evil.example/t.png?d=secret) ok')).toBe('Done build status (https://evil.example/t.png?d=secret) ok')
+    expect(stripImages('Done ![build status](https://evil.example/t.png?d=secret) ok')).toBe(
+      'Done build status (https://evil.example/t.png?d=secret) ok'
+    )
     expect(stripImages('![](https://e.example/a.png "title")')).toBe('(https://e.example/a.png)')
     expect(stripImages('![a [nested] alt](<https://e.example/x y.png>)')).toBe('a [nested] alt (https://e.example/x y.png)')
     expect(stripImages('![x](https://e.example/(1).png)')).toBe('x (https://e.example/(1).png)')
     expect(stripImages('![x](\n  https://e.example/a.png\n  "t"\n)')).toBe('x (https://e.example/a.png)')
-    expect(stripImages('[![badge](https://img.example/b.svg)](https://ci.example)')).toBe('[badge (https://img.example/b.svg)](https://ci.example)')
+    expect(stripImages('[![badge](https://img.example/b.svg)](https://ci.example)')).toBe(
+      '[badge (https://img.example/b.svg)](https://ci.example)'
+    )
   })
 
   it('removes img and other media tags', () => {

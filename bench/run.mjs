@@ -52,13 +52,13 @@ const { prepareSandbox } = await import('../src/sandbox/index.ts')
 const { Redactor } = await import('../src/report/redact.ts')
 
 const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
+  process.argv.slice(2).map(a => {
     const [k, v] = a.replace(/^--/, '').split('=')
     return [k, v ?? 'true']
   })
 )
 const only = args.only ? new Set(args.only.split(',')) : undefined
-const want = (name) => !only || only.has(name)
+const want = name => !only || only.has(name)
 const RUNS = Number(args.runs ?? 10)
 
 const distDir = process.env.ACTION_DIST ? resolve(process.env.ACTION_DIST) : join(REPO_ROOT, 'dist')
@@ -71,7 +71,7 @@ if (!existsSync(entry)) {
 const WRITER = 'Codertocat'
 const KEY = 'sk-ant-bench00000000000000'
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'))
-const median = (xs) => {
+const median = xs => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
@@ -126,12 +126,12 @@ async function coldStart() {
     const { t0, anthropic, github } = await actionRun([text('done')])
     const first = anthropic.requests[0].at
     firsts.push(first - t0)
-    const permission = github.requests.find((r) => r.route === 'getCollaboratorPermissionLevel')
+    const permission = github.requests.find(r => r.route === 'getCollaboratorPermissionLevel')
     if (permission) perms.push(permission.at - t0)
     // the reaction and the progress comment must not go out before the first model request
-    const writes = github.requests.filter((r) => r.method !== 'GET').map((r) => r.at)
+    const writes = github.requests.filter(r => r.method !== 'GET').map(r => r.at)
     if (writes.length) writesAfter.push(Math.min(...writes) - first)
-    if (writes.some((at) => at < first)) early++
+    if (writes.some(at => at < first)) early++
   }
   const bare = []
   for (let i = 0; i < 5; i++) {
@@ -174,7 +174,14 @@ async function turnOverhead() {
 
 async function spawnOverhead() {
   const N = 40
-  const opts = { cwd: scratch, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 10_000, maxOutputChars: 50_000, blocked: [], redact: (s) => s }
+  const opts = {
+    cwd: scratch,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    timeoutMs: 10_000,
+    maxOutputChars: 50_000,
+    blocked: [],
+    redact: s => s
+  }
   for (let i = 0; i < 3; i++) await runBash('true', opts)
   const times = []
   for (let i = 0; i < N; i++) {
@@ -183,7 +190,14 @@ async function spawnOverhead() {
     times.push(performance.now() - t)
     if (rec.exitCode !== 0) throw new Error(`runBash('true') exited ${rec.exitCode}: ${rec.output}`)
   }
-  report('runBash(`true`) spawn overhead', fmt(median(times), 2), 'ms', '-', undefined, `median of ${N}; min ${fmt(Math.min(...times), 2)} ms`)
+  report(
+    'runBash(`true`) spawn overhead',
+    fmt(median(times), 2),
+    'ms',
+    '-',
+    undefined,
+    `median of ${N}; min ${fmt(Math.min(...times), 2)} ms`
+  )
 }
 
 /** Per-command overhead through the whole action: model answer -> next request, for `true`. */
@@ -204,7 +218,14 @@ async function sandboxFigures() {
   }
   for (const mode of ['user', 'none']) {
     const g = await commandGap(mode)
-    report(`per-command overhead (sandbox: ${mode})`, fmt(g.median, 1), 'ms', '<= 10 ms median', g.median <= 10, `model answer -> next request for \`true\`, median of 59; ran as ${g.note}`)
+    report(
+      `per-command overhead (sandbox: ${mode})`,
+      fmt(g.median, 1),
+      'ms',
+      '<= 10 ms median',
+      g.median <= 10,
+      `model answer -> next request for \`true\`, median of 59; ran as ${g.note}`
+    )
   }
   const FILES = 100_000
   const BYTES = 10_737 // 100,000 x ~10.7 KB = 1 GiB
@@ -215,7 +236,19 @@ async function sandboxFigures() {
   }
   const ws = mkdtempSync(join(scratch, 'big-'))
   try {
-    const g = (...a) => spawnSync('git', a, { cwd: ws, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' } })
+    const g = (...a) =>
+      spawnSync('git', a, {
+        cwd: ws,
+        env: {
+          ...process.env,
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_AUTHOR_NAME: 'b',
+          GIT_AUTHOR_EMAIL: 'b@b',
+          GIT_COMMITTER_NAME: 'b',
+          GIT_COMMITTER_EMAIL: 'b@b'
+        }
+      })
     g('init', '-q', '-b', 'main')
     writeFileSync(join(ws, '.gitignore'), 'node_modules/\n')
     writeFileSync(join(ws, 'README.md'), '# big\n')
@@ -233,7 +266,14 @@ async function sandboxFigures() {
     const ms = performance.now() - t
     const ok = s.mode === 'user'
     const problems = await s.release()
-    report('copy set-up, 1 GiB / 100,000 files', ok ? fmt(ms / 1000, 1) : s.note, ok ? 's' : '', '< 30 s', ok && ms < 30_000, `cp -a --reflink=auto + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`)
+    report(
+      'copy set-up, 1 GiB / 100,000 files',
+      ok ? fmt(ms / 1000, 1) : s.note,
+      ok ? 's' : '',
+      '< 30 s',
+      ok && ms < 30_000,
+      `cp -a --reflink=auto + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`
+    )
   } finally {
     rmSync(ws, { recursive: true, force: true })
   }
@@ -287,7 +327,7 @@ async function memory() {
 
 /** A proxy that strips every cache_control from the requests it forwards: the same run, uncached. */
 async function stripCacheProxy(target) {
-  const strip = (v) => {
+  const strip = v => {
     if (Array.isArray(v)) return v.map(strip)
     if (v === null || typeof v !== 'object') return v
     const out = {}
@@ -296,7 +336,7 @@ async function stripCacheProxy(target) {
   }
   const server = http.createServer((req, res) => {
     const chunks = []
-    req.on('data', (c) => chunks.push(c))
+    req.on('data', c => chunks.push(c))
     req.on('end', async () => {
       try {
         const raw = Buffer.concat(chunks).toString('utf8')
@@ -313,15 +353,15 @@ async function stripCacheProxy(target) {
       }
     })
   })
-  await new Promise((r) => server.listen(0, '127.0.0.1', r))
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(() => r())) }
+  await new Promise(r => server.listen(0, '127.0.0.1', r))
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise(r => server.close(() => r())) }
 }
 
 async function cacheRatio() {
   const TURNS = 30
   // Deterministic commands with a few KB of output each, then a final answer.
   const script = () => [...Array.from({ length: TURNS - 1 }, (_, k) => bash(`seq ${k * 1000} ${k * 1000 + 400}`)), text('done')]
-  const usageOf = (run) => ({
+  const usageOf = run => ({
     inputTokens: Number(run.outputs['input-tokens']),
     outputTokens: Number(run.outputs['output-tokens']),
     cacheReadTokens: Number(run.outputs['cache-read-tokens']),
@@ -358,7 +398,9 @@ async function cacheRatio() {
 }
 
 console.log(
-  `bench: ${entry} on node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`
+  `bench: ${entry} on node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
+    .map(l => l.toFixed(2))
+    .join(' ')}`
 )
 const started = performance.now()
 try {
@@ -373,4 +415,4 @@ try {
   rmSync(scratch, { recursive: true, force: true })
 }
 console.log(`bench: done in ${fmt((performance.now() - started) / 1000, 0)} s`)
-process.exit(results.some((r) => r.pass === false) ? 1 : 0)
+process.exit(results.some(r => r.pass === false) ? 1 : 0)

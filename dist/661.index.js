@@ -1,30 +1,31 @@
 export const id = 661;
-export const ids = [661,611];
+export const ids = [661,97];
 export const modules = {
 
-/***/ 6661:
+/***/ 86661:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   post: () => (/* binding */ post)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6257);
-/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(8750);
-/* harmony import */ var _report_log__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6472);
-/* harmony import */ var _report_github__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7611);
-/* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9121);
-/* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6340);
-/* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(4617);
-/* harmony import */ var _tools_bash__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(7110);
-/* harmony import */ var _tools_sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(5368);
-/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(6141);
-/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(4527);
-/* harmony import */ var _run_state__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(4352);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(77094);
+/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(65194);
+/* harmony import */ var _report_log__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(46472);
+/* harmony import */ var _report_github__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(64097);
+/* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(39121);
+/* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(46340);
+/* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4617);
+/* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(52589);
+/* harmony import */ var _sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(13089);
+/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(16141);
+/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(54527);
+/* harmony import */ var _run_state__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(94352);
 // The post step: a safety net that finishes the report when the main step
 // could not (killed after a cancel, crashed, or GitHub refused the final
 // comment). It works from what the main step saved: the comment, the thread,
-// the transcript it kept writing as it went, and the marker of its commands.
+// the transcript it kept writing as it went, and the sandbox's state (what
+// must be undone: the run folder, the namespace), saved before each change.
 
 
 
@@ -40,7 +41,7 @@ __webpack_require__.r(__webpack_exports__);
 /** What the post step needs of the settings; a bad setting (the main step said so) still leaves the token. */
 function postSettings(out) {
     try {
-        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_9__/* .readSettings */ .sb)(process.env);
+        const s = (0,_settings__WEBPACK_IMPORTED_MODULE_1__/* .readSettings */ .sb)(process.env);
         for (const secret of [s.apiKey, s.authToken, s.githubToken])
             out.addSecret(secret);
         const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
@@ -52,16 +53,9 @@ function postSettings(out) {
         return { token, model: '', limits: { maxTurns: 0, timeoutMinutes: 0, maxTokens: 0 } };
     }
 }
-/** What the sandbox left behind when the main step could not put it back: processes first, then the rest. */
-async function putBack(marker, out) {
-    if (!marker)
-        return;
-    // A command the killed step left running must not go on changing the workspace.
-    const killed = await (0,_tools_bash__WEBPACK_IMPORTED_MODULE_6__/* .killLeftovers */ .BR)(marker, { kind: 'self' });
-    if (killed)
-        out.log(`Stopped ${killed} process${killed === 1 ? '' : 'es'} the agent left running.`);
-    // The sandbox user's processes, the git credentials, the workspace's owner: what release() did not get to.
-    if (await (0,_tools_sandbox__WEBPACK_IMPORTED_MODULE_7__/* .recoverSandbox */ .S9)(marker, out.log))
+/** What the sandbox left behind when the main step could not put it back (a run folder, a namespace). */
+async function putBack(saved, out) {
+    if (saved && (await (0,_sandbox__WEBPACK_IMPORTED_MODULE_7__/* .recoverSandbox */ .S9)(saved, out.log)))
         out.log('Put back what the sandbox had changed.');
 }
 /** The report of a run the main step did not finish, from what it saved. */
@@ -86,18 +80,23 @@ function unfinishedOutcome(t, crashed) {
     };
 }
 async function post() {
-    const out = (0,_report_log__WEBPACK_IMPORTED_MODULE_1__/* .createLog */ .h)();
+    const out = (0,_report_log__WEBPACK_IMPORTED_MODULE_2__/* .createLog */ .h)();
     const settings = postSettings(out);
     // Recovery never depends on the main step having finished its own.
-    await putBack(_run_state__WEBPACK_IMPORTED_MODULE_8__/* .getMarker */ .H9(), out);
-    if (_run_state__WEBPACK_IMPORTED_MODULE_8__/* .isDone */ .$L())
+    await putBack(_run_state__WEBPACK_IMPORTED_MODULE_9__/* .getSandbox */ .E4(), out);
+    // Git credentials none mode took out and the main step did not put back (killed at any moment): the saved state alone says what.
+    const credentials = _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getCredentials */ .pr();
+    if (credentials && (0,_sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__/* .credentialsPending */ .MJ)(credentials))
+        for (const p of await (0,_sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__/* .restoreFromState */ .GL)(credentials, out.log))
+            out.warn(p);
+    if (_run_state__WEBPACK_IMPORTED_MODULE_9__/* .isDone */ .$L())
         return;
-    const saved = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getComment */ .OK();
-    const thread = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getThread */ .fG();
-    const transcriptPath = _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getTranscriptPath */ .kw();
+    const saved = _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getComment */ .OK();
+    const thread = _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getThread */ .fG();
+    const transcriptPath = _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getTranscriptPath */ .kw();
     if (!saved && !transcriptPath)
         return;
-    const t = transcriptPath ? (0,_transcript__WEBPACK_IMPORTED_MODULE_3__/* .readTranscript */ .l)(transcriptPath) : undefined;
+    const t = transcriptPath ? (0,_transcript__WEBPACK_IMPORTED_MODULE_4__/* .readTranscript */ .l)(transcriptPath) : undefined;
     let outcome;
     if (t?.finished) {
         // The main step finished the run but could not write the comment: try again.
@@ -105,7 +104,7 @@ async function post() {
         outcome = t;
     }
     else {
-        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_8__/* .getCrash */ .o());
+        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getCrash */ .o());
         out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
     }
     const meta = {
@@ -113,15 +112,15 @@ async function post() {
         sandbox: t?.sandbox ?? 'unknown',
         limits: settings.limits,
         elapsedMs: t ? Date.now() - Date.parse(t.startedAt) : 0,
-        runUrl: (0,_report_render__WEBPACK_IMPORTED_MODULE_4__/* .runUrlOf */ .Qm)()
+        runUrl: (0,_report_render__WEBPACK_IMPORTED_MODULE_5__/* .runUrlOf */ .Qm)()
     };
     const repo = (0,_util__WEBPACK_IMPORTED_MODULE_11__/* .repoOf */ .A5)(process.env.GITHUB_REPOSITORY);
     let comment;
     if (settings.token && repo && (saved || thread)) {
-        const octokit = (0,_report_github__WEBPACK_IMPORTED_MODULE_2__.createOctokit)(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs });
-        comment = new _report_github__WEBPACK_IMPORTED_MODULE_2__.ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved });
+        const octokit = (0,_report_github__WEBPACK_IMPORTED_MODULE_3__.createOctokit)(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs });
+        comment = new _report_github__WEBPACK_IMPORTED_MODULE_3__.ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved });
     }
-    const published = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_5__/* .publish */ .mk)(outcome, meta, comment, out.redact, out.warn);
+    const published = await (0,_report_publish__WEBPACK_IMPORTED_MODULE_6__/* .publish */ .mk)(outcome, meta, comment, out.redact, out.warn);
     if (published.commentUrl)
         out.log(`Report finished: ${published.commentUrl}`);
     if (published.commentError) {
@@ -132,31 +131,283 @@ async function post() {
 
 /***/ }),
 
-/***/ 7611:
+/***/ 64097:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
+// ESM COMPAT FLAG
 __webpack_require__.r(__webpack_exports__);
-/* harmony export */ __webpack_require__.d(__webpack_exports__, {
-/* harmony export */   DEFAULT_WRITE_SPACING_MS: () => (/* binding */ DEFAULT_WRITE_SPACING_MS),
-/* harmony export */   FAST_PROGRESS_UPDATES: () => (/* binding */ FAST_PROGRESS_UPDATES),
-/* harmony export */   GITHUB_RETRIES: () => (/* binding */ GITHUB_RETRIES),
-/* harmony export */   PROGRESS_INTERVAL_MS: () => (/* binding */ PROGRESS_INTERVAL_MS),
-/* harmony export */   ReportComment: () => (/* binding */ ReportComment),
-/* harmony export */   SLOW_PROGRESS_INTERVAL_MS: () => (/* binding */ SLOW_PROGRESS_INTERVAL_MS),
-/* harmony export */   addEyes: () => (/* binding */ addEyes),
-/* harmony export */   clampBody: () => (/* binding */ clampBody),
-/* harmony export */   createOctokit: () => (/* binding */ createOctokit),
-/* harmony export */   permissionOf: () => (/* binding */ permissionOf),
-/* harmony export */   progressInterval: () => (/* binding */ progressInterval)
-/* harmony export */ });
-/* harmony import */ var _actions_github__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1758);
-/* harmony import */ var _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9735);
-/* harmony import */ var _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6856);
-/* harmony import */ var _render__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6340);
-/* harmony import */ var _permission__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8539);
-/* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4527);
-/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3251);
-/* harmony import */ var bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__webpack_require__.n(bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3__);
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  DEFAULT_WRITE_SPACING_MS: () => (/* binding */ DEFAULT_WRITE_SPACING_MS),
+  FAST_PROGRESS_UPDATES: () => (/* binding */ FAST_PROGRESS_UPDATES),
+  GITHUB_RETRIES: () => (/* binding */ GITHUB_RETRIES),
+  PROGRESS_INTERVAL_MS: () => (/* binding */ PROGRESS_INTERVAL_MS),
+  ReportComment: () => (/* binding */ ReportComment),
+  SLOW_PROGRESS_INTERVAL_MS: () => (/* binding */ SLOW_PROGRESS_INTERVAL_MS),
+  addEyes: () => (/* binding */ addEyes),
+  clampBody: () => (/* binding */ clampBody),
+  createOctokit: () => (/* binding */ createOctokit),
+  permissionOf: () => (/* binding */ permissionOf),
+  progressInterval: () => (/* binding */ progressInterval)
+});
+
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
+var github = __webpack_require__(61351);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+var dist_bundle = __webpack_require__(49735);
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __webpack_require__(63251);
+var light_default = /*#__PURE__*/__webpack_require__.n(light);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var noop = () => Promise.resolve();
+function wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+// EXTERNAL MODULE: ./src/report/render.ts
+var render = __webpack_require__(46340);
+// EXTERNAL MODULE: ./src/report/permission.ts
+var permission = __webpack_require__(88539);
+// EXTERNAL MODULE: ./src/util.ts
+var util = __webpack_require__(54527);
+;// CONCATENATED MODULE: ./src/report/github.ts
 // GitHub at the edge: the eyes reaction, the one report comment (created at
 // start, updated while the agent works, finished at the end) and permission
 // look-ups. Every body passes through the redactor on its way out.
@@ -198,7 +449,7 @@ const writeGroups = new Map();
 function writeGroup(minTime) {
     let g = writeGroups.get(minTime);
     if (!g)
-        writeGroups.set(minTime, (g = new (bottleneck_light_js__WEBPACK_IMPORTED_MODULE_3___default().Group)({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })));
+        writeGroups.set(minTime, (g = new (light_default()).Group({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })));
     return g;
 }
 function createOctokit(token, log, opts = {}) {
@@ -221,11 +472,11 @@ function createOctokit(token, log, opts = {}) {
         },
         retry: { retries: GITHUB_RETRIES }
     };
-    return _actions_github__WEBPACK_IMPORTED_MODULE_0__/* .getOctokit */ .Q(token, options, _octokit_plugin_retry__WEBPACK_IMPORTED_MODULE_4__/* .retry */ .L, _octokit_plugin_throttling__WEBPACK_IMPORTED_MODULE_5__/* .throttling */ .A);
+    return github/* getOctokit */.Q(token, options, dist_bundle/* retry */.L, throttling);
 }
 async function permissionOf(octokit, repo, login) {
     const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login });
-    return (0,_permission__WEBPACK_IMPORTED_MODULE_2__/* .roleOf */ .kp)(data);
+    return (0,permission/* roleOf */.kp)(data);
 }
 /** The eyes reaction: nice to have, so one retry at most; the caller logs a failure. */
 async function addEyes(octokit, repo, target) {
@@ -242,7 +493,7 @@ async function addEyes(octokit, repo, target) {
     }
 }
 /** Cuts a body to GitHub's limit (a last guard: the renderers already keep within it). */
-function clampBody(body, limit = _render__WEBPACK_IMPORTED_MODULE_1__/* .COMMENT_LIMIT */ .W$) {
+function clampBody(body, limit = render/* COMMENT_LIMIT */.W$) {
     if (body.length <= limit)
         return body;
     const note = '\n\n*[… cut to fit GitHub’s comment limit]*';
@@ -303,7 +554,7 @@ class ReportComment {
         this.lastSent = Date.now();
         this.creating = this.create(body)
             .then(ref => ref, error => {
-            this.log(`Could not create the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`);
+            this.log(`Could not create the progress comment: ${this.redact((0,util/* messageOf */.bD)(error))}`);
             return undefined;
         })
             .then(ref => {
@@ -372,7 +623,7 @@ class ReportComment {
             await this.update(body, true);
             this.sent++;
         })()
-            .catch(error => this.log(`Could not update the progress comment: ${this.redact((0,_util__WEBPACK_IMPORTED_MODULE_6__/* .messageOf */ .bD)(error))}`))
+            .catch(error => this.log(`Could not update the progress comment: ${this.redact((0,util/* messageOf */.bD)(error))}`))
             .finally(() => {
             this.inflight = undefined;
             this.lastSent = Date.now();

@@ -74,7 +74,10 @@ async function cli(): Promise<number> {
   for (const secret of [settings.apiKey, settings.authToken]) if (secret) redactor.add(secret)
   // PASS_ENV: names (one a line or comma-separated, `*` suffix allowed) the commands may see beyond the built-in list
   const commandEnv = allowedEnv(env, {
-    passEnv: (env.PASS_ENV ?? '').split(/[\n,]/).map(s => s.trim()).filter(Boolean),
+    passEnv: (env.PASS_ENV ?? '')
+      .split(/[\n,]/)
+      .map(s => s.trim())
+      .filter(Boolean),
     home: env.HOME ?? homedir(),
     user: env.USER ?? userInfo().username,
     tmpdir: env.TMPDIR ?? tmpdir(),
@@ -88,11 +91,10 @@ async function cli(): Promise<number> {
     blocked: settings.blocked
   })
   const callModel = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
-  const runCommand = commandRunner(
-    (command, o) => runBash(command, { ...o, cwd, env: commandEnv }),
-    settings,
-    { redact: s => redactor.redact(s), margin: Math.max(512, redactor.maxFormLength) }
-  )
+  const runCommand = commandRunner((command, o) => runBash(command, { ...o, cwd, env: commandEnv }), settings, {
+    redact: s => redactor.redact(s),
+    margin: Math.max(512, redactor.maxFormLength)
+  })
   // Ctrl-C stops the question being worked on; at the prompt it quits.
   let current: AbortController | undefined
   process.on('SIGINT', () => (current ? current.abort('cancelled') : process.exit(130)))
@@ -101,7 +103,8 @@ async function cli(): Promise<number> {
     if (e.type === 'command-start') {
       if (e.note) console.log(cyan(redactor.redact(e.note)))
       console.log(yellow(`$ ${e.command}`))
-    } else if (e.type === 'retry-longer') console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
+    } else if (e.type === 'retry-longer')
+      console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
     else if (e.type === 'command-end') console.log(dim(firstLines(e.record.output)))
     else if (e.type === 'tool-error') console.log(dim(e.message))
   }
@@ -112,7 +115,16 @@ async function cli(): Promise<number> {
     const r = await runLoop(
       history,
       // The session's history is this model's own: its thinking blocks go back with it.
-      { model, system, maxTokens: settings.maxTokens, effort: settings.effort, historyModel: model, maxTurns: settings.maxTurns, maxCostUsd: settings.maxCostUsd, signal: controller.signal },
+      {
+        model,
+        system,
+        maxTokens: settings.maxTokens,
+        effort: settings.effort,
+        historyModel: model,
+        maxTurns: settings.maxTurns,
+        maxCostUsd: settings.maxCostUsd,
+        signal: controller.signal
+      },
       { callModel, runCommand, onEvent }
     )
     current = undefined

@@ -33,7 +33,6 @@ try {
   // not fatal: V8 ignores flags it does not know
 }
 
-
 async function run(): Promise<void> {
   try {
     if (isPost()) await (await import('./post')).post()

@@ -37,7 +37,14 @@ export async function main(): Promise<void> {
     out.log(`Trigger from ${task.source}; ${gate.reason}.`)
   }
 
-  const thread = new ThreadSession({ task, repo: github.repo, token: github.token, secret: settings.apiKey || settings.authToken || '', getOctokit: () => github.getOctokit(), warn: out.warn })
+  const thread = new ThreadSession({
+    task,
+    repo: github.repo,
+    token: github.token,
+    secret: settings.apiKey || settings.authToken || '',
+    getOctokit: () => github.getOctokit(),
+    warn: out.warn
+  })
   if (task.mode === 'stop') {
     await answerStop(thread.options, out.log).catch(e => out.warn(`Stop: ${messageOf(e)}`))
     return skip(out, 'a stop request runs no agent')
@@ -67,7 +74,11 @@ export async function main(): Promise<void> {
   rec.onChange = () => github.comment?.progress(progress())
   rec.saveSoon()
   if (!github.canComment) {
-    out.log(task.thread ? 'No github-token: the report goes to the job summary only.' : 'No issue to answer in: the report goes to the job summary only.')
+    out.log(
+      task.thread
+        ? 'No github-token: the report goes to the job summary only.'
+        : 'No issue to answer in: the report goes to the job summary only.'
+    )
   }
 
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
@@ -79,7 +90,9 @@ export async function main(): Promise<void> {
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
-  const changes = await agent.handBack(c => handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt }))
+  const changes = await agent.handBack(c =>
+    handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt })
+  )
   rec.close(result)
   // The conversation saved for the next comment in the thread; who stopped a cancelled run.
   const committed = changes.kind === 'computed' && changes.handback?.kind === 'committed' ? changes.handback : undefined

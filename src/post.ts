@@ -40,7 +40,9 @@ function unfinishedOutcome(t: Transcript | undefined, crashed: string): Outcome 
   const commands: CommandRecord[] = [...(t?.commands ?? [])]
   if (t?.running) {
     const since = Date.parse(t.running.startedAt)
-    commands.push(stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'))
+    commands.push(
+      stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran')
+    )
   }
   const note = crashed
     ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'

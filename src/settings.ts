@@ -124,7 +124,9 @@ export function effortOf(name: string, raw: string | undefined): Effort | undefi
   const text = (raw ?? '').trim().toLowerCase()
   if (text === '') return undefined
   if (!(EFFORTS as readonly string[]).includes(text)) {
-    throw new SettingsError(`Input ${name} must be one of ${EFFORTS.join(', ')} (or empty for the model's default), got "${(raw ?? '').trim()}".`)
+    throw new SettingsError(
+      `Input ${name} must be one of ${EFFORTS.join(', ')} (or empty for the model's default), got "${(raw ?? '').trim()}".`
+    )
   }
   return text as Effort
 }

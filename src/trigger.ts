@@ -5,9 +5,7 @@ import { stripHidden } from './untrusted'
 /** Hidden in every comment the action writes, so it never answers itself. */
 export const MARKER = '<!-- bash-agent-action -->'
 
-export type Thread =
-  | { kind: 'issue'; number: number }
-  | { kind: 'review'; pullNumber: number; commentId: number }
+export type Thread = { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number; commentId: number }
 
 export interface Person {
   login: string
@@ -60,7 +58,7 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
   if (isComment) {
     if (action !== 'created') return skip(`the comment was ${action ?? 'changed'}, not created`)
     if (typeof comment?.body === 'string' && comment.body.includes(MARKER)) {
-      return skip('the comment is one of this action\'s own reports')
+      return skip("the comment is one of this action's own reports")
     }
     addPerson(comment?.user)
   }

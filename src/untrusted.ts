@@ -263,7 +263,5 @@ const LOG_SPACE = '[^\\S\\r\\n]|\\u0085'
  * core.warning and core.error escape their message already; core.info does not.
  */
 export function defuseWorkflowCommands(text: string): string {
-  return text
-    .replace(new RegExp(`(^|[\\r\\n])((?:${LOG_SPACE})*):(?=:)`, 'g'), '$1$2:\u200b')
-    .replace(/##\[/g, '##\u200b[')
+  return text.replace(new RegExp(`(^|[\\r\\n])((?:${LOG_SPACE})*):(?=:)`, 'g'), '$1$2:\u200b').replace(/##\[/g, '##\u200b[')
 }

@@ -53,10 +53,15 @@ export async function agent(script: Reply[], opts: AgentOptions = {}): Promise<R
       timeoutMs: opts.timeoutMs ?? 50_000,
       onStdout: (chunk, child) => {
         child.once('exit', () => (exitedAt = Date.now()))
-        opts.onStdout?.(chunk, child, name => {
-          signalledAt ??= Date.now()
-          child.kill(name)
-        }, gh)
+        opts.onStdout?.(
+          chunk,
+          child,
+          name => {
+            signalledAt ??= Date.now()
+            child.kill(name)
+          },
+          gh
+        )
       },
       ...opts.extra
     })

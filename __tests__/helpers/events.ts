@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Payload = any
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-interface Definition { name: string; actions: string[]; examples: any[] }
+interface Definition {
+  name: string
+  actions: string[]
+  examples: any[]
+}
 
 let definitions: Definition[] | undefined
 
@@ -40,7 +44,8 @@ export function examplePayload(event: string, action?: string, index = 0): Paylo
     const actions = [...new Set(def.examples.map(e => e.action))].join(', ')
     throw new Error(`events: no "${event}" example with action "${action}" (examples exist for: ${actions})`)
   }
-  if (index < 0 || index >= matching.length) throw new Error(`events: "${event}"/${action ?? '*'} has ${matching.length} examples, asked for #${index}`)
+  if (index < 0 || index >= matching.length)
+    throw new Error(`events: "${event}"/${action ?? '*'} has ${matching.length} examples, asked for #${index}`)
   return structuredClone(matching[index])
 }
 
@@ -181,7 +186,9 @@ export function issuesEvent(opts: IssuesOptions = {}): Payload {
   setIssueNumber(p, p.issue, opts.issueNumber ?? p.issue.number, false)
   if (opts.label !== undefined) {
     const { owner, repo } = repoOf(p)
-    const label = { ...(p.label ?? { id: 1362934389, node_id: 'MDU6TGFiZWwxMzYyOTM0Mzg5', color: 'd73a4a', default: false, description: null }) }
+    const label = {
+      ...(p.label ?? { id: 1362934389, node_id: 'MDU6TGFiZWwxMzYyOTM0Mzg5', color: 'd73a4a', default: false, description: null })
+    }
     label.name = opts.label
     label.url = `https://api.github.com/repos/${owner}/${repo}/labels/${encodeURIComponent(opts.label)}`
     p.label = label

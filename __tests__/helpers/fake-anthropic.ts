@@ -152,7 +152,11 @@ export const bash = (...commands: string[]): Reply => ({
 export const note = (t: string): ContentBlock => ({ type: 'thinking', thinking: t, kind: 'update' })
 
 /** A thinking block of reasoning (shown only with display `summarized`). */
-export const reasoning = (t = 'Let me think about this step by step.'): ContentBlock => ({ type: 'thinking', thinking: t, kind: 'reasoning' })
+export const reasoning = (t = 'Let me think about this step by step.'): ContentBlock => ({
+  type: 'thinking',
+  thinking: t,
+  kind: 'reasoning'
+})
 
 /** A redacted_thinking block (opaque `data`). */
 export const redacted = (): ContentBlock => ({ type: 'redacted_thinking' })
@@ -313,7 +317,8 @@ function validate(body: any): string | undefined {
   }
   if (Array.isArray(body.system)) {
     for (const [i, b] of body.system.entries()) {
-      if (b?.type === 'text' && typeof b.text === 'string' && b.text.length === 0) return `system.${i}: text content blocks must be non-empty`
+      if (b?.type === 'text' && typeof b.text === 'string' && b.text.length === 0)
+        return `system.${i}: text content blocks must be non-empty`
       countCC(b)
     }
   }
@@ -334,24 +339,38 @@ function validate(body: any): string | undefined {
     let seenOther = false
     for (const [j, b] of m.content.entries()) {
       countCC(b)
-      if (b?.type === 'text' && (typeof b.text !== 'string' || b.text.length === 0)) return `messages.${i}.content.${j}.text: text content blocks must be non-empty`
+      if (b?.type === 'text' && (typeof b.text !== 'string' || b.text.length === 0))
+        return `messages.${i}.content.${j}.text: text content blocks must be non-empty`
       if (b?.type === 'tool_result') {
         if (m.role !== 'user') return `messages.${i}.content.${j}: tool_result blocks are only allowed in user messages`
         if (seenOther) return `messages.${i}: tool_result blocks must come before any other content in a user message`
       } else seenOther = true
-      if (b?.type === 'tool_use' && m.role !== 'assistant') return `messages.${i}.content.${j}: tool_use blocks are only allowed in assistant messages`
+      if (b?.type === 'tool_use' && m.role !== 'assistant')
+        return `messages.${i}.content.${j}: tool_use blocks are only allowed in assistant messages`
     }
     // every tool_use must be answered in the very next message
-    const uses = blocksOf(m).filter(b => b?.type === 'tool_use').map(b => String(b.id))
+    const uses = blocksOf(m)
+      .filter(b => b?.type === 'tool_use')
+      .map(b => String(b.id))
     if (m.role === 'assistant' && uses.length > 0 && i < body.messages.length - 1) {
-      const results = new Set(blocksOf(body.messages[i + 1]).filter(b => b?.type === 'tool_result').map(b => String(b.tool_use_id)))
+      const results = new Set(
+        blocksOf(body.messages[i + 1])
+          .filter(b => b?.type === 'tool_result')
+          .map(b => String(b.tool_use_id))
+      )
       const missing = uses.filter(id => !results.has(id))
       if (missing.length > 0) {
         return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`
       }
     }
     if (m.role === 'user') {
-      const prevUses = new Set(i > 0 ? blocksOf(body.messages[i - 1]).filter(b => b?.type === 'tool_use').map(b => String(b.id)) : [])
+      const prevUses = new Set(
+        i > 0
+          ? blocksOf(body.messages[i - 1])
+              .filter(b => b?.type === 'tool_use')
+              .map(b => String(b.id))
+          : []
+      )
       const orphans = blocksOf(m)
         .filter(b => b?.type === 'tool_result')
         .map(b => String(b.tool_use_id))
@@ -433,8 +452,10 @@ function validateModern(body: any, sent: SentLedger): string | undefined {
       if (rec.model !== body.model) {
         return `messages.${i}.content.${j}: \`${b.type}\` blocks were produced by ${rec.model} and cannot be sent to ${body.model}; remove them from the history.`
       }
-      if (canonical(b) !== rec.json) return `messages.${i}.content.${j}: \`${b.type}\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`
-      if (rec.position !== j) return `messages.${i}.content.${j}: \`${b.type}\` blocks must stay in their original position in the assistant message.`
+      if (canonical(b) !== rec.json)
+        return `messages.${i}.content.${j}: \`${b.type}\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`
+      if (rec.position !== j)
+        return `messages.${i}.content.${j}: \`${b.type}\` blocks must stay in their original position in the assistant message.`
       from ??= rec.reply
     }
     // Every thinking block of the reply this turn is must come back with it (same model).
@@ -464,7 +485,8 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
 }
 
 /** `text` in two pieces (one when short), as the API streams text a few tokens at a time. */
-const pieces = (text: string): string[] => (text.length < 2 ? [text] : [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))])
+const pieces = (text: string): string[] =>
+  text.length < 2 ? [text] : [text.slice(0, Math.ceil(text.length / 2)), text.slice(Math.ceil(text.length / 2))]
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function sendStream(res: http.ServerResponse, message: any, opts: { cut?: number; error?: { type: string; message: string } } = {}): void {
@@ -490,7 +512,8 @@ function sendStream(res: http.ServerResponse, message: any, opts: { cut?: number
       event('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } })
       const json = JSON.stringify(block.input ?? {})
       // A cut call: only the first half of its input arrives.
-      for (const j of pieces(index === opts.cut ? json.slice(0, Math.floor(json.length / 2)) : json)) delta({ type: 'input_json_delta', partial_json: j })
+      for (const j of pieces(index === opts.cut ? json.slice(0, Math.floor(json.length / 2)) : json))
+        delta({ type: 'input_json_delta', partial_json: j })
     } else if (block.type === 'thinking') {
       event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } })
       if (block.thinking) for (const t of pieces(block.thinking)) delta({ type: 'thinking_delta', thinking: t })
@@ -521,8 +544,12 @@ function headersOf(req: http.IncomingMessage): Record<string, string | string[] 
 /** `display: "updates"` without its beta header. */
 function betaMissing(rec: RecordedRequest): string | undefined {
   if (rec.body?.thinking?.display !== 'updates') return undefined
-  const betas = String(rec.headers['anthropic-beta'] ?? '').split(',').map(b => b.trim())
-  return betas.includes('thinking-display-updates-2026-08-18') ? undefined : 'thinking.display: "updates" requires the anthropic-beta header thinking-display-updates-2026-08-18'
+  const betas = String(rec.headers['anthropic-beta'] ?? '')
+    .split(',')
+    .map(b => b.trim())
+  return betas.includes('thinking-display-updates-2026-08-18')
+    ? undefined
+    : 'thinking.display: "updates" requires the anthropic-beta header thinking-display-updates-2026-08-18'
 }
 
 export async function startFakeAnthropic(
@@ -572,7 +599,16 @@ export async function startFakeAnthropic(
       rec.status = 200
       rec.error = `stream error: ${error.type}`
       const content = materialize(r.partial ?? [], rec)
-      const message = { id: randomId('msg_01'), type: 'message', role: 'assistant', model: rec.body?.model, content, stop_reason: null, stop_sequence: null, usage: { ...cache.usage(rec.body), output_tokens: 1 } }
+      const message = {
+        id: randomId('msg_01'),
+        type: 'message',
+        role: 'assistant',
+        model: rec.body?.model,
+        content,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...cache.usage(rec.body), output_tokens: 1 }
+      }
       sendStream(res, message, { error })
       return
     }

@@ -40,7 +40,12 @@ export interface FakeGitDb {
   dir: string
   routes: ExtraRoute[]
   pulls: Map<number, FakePull>
-  created: { blobs: string[]; trees: string[]; commits: Array<{ sha: string; message: string; parents: string[]; tree: string }>; pulls: FakeCreatedPull[] }
+  created: {
+    blobs: string[]
+    trees: string[]
+    commits: Array<{ sha: string; message: string; parents: string[]; tree: string }>
+    pulls: FakeCreatedPull[]
+  }
   /** runs git in the bare repository */
   git(args: string[], input?: Buffer): Promise<Buffer>
   /** the sha a branch points at, or undefined */
@@ -63,10 +68,15 @@ const DOCS = 'https://docs.github.com/rest/git'
 
 function run(dir: string, args: string[], input?: Buffer, env: Record<string, string> = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = execFile('git', args, { cwd: dir, env: { ...ENV, GIT_DIR: dir, ...env }, encoding: 'buffer', maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`git ${args.join(' ')}: ${stderr.toString()}`))
-      else resolve(stdout)
-    })
+    const child = execFile(
+      'git',
+      args,
+      { cwd: dir, env: { ...ENV, GIT_DIR: dir, ...env }, encoding: 'buffer', maxBuffer: 1 << 30 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`git ${args.join(' ')}: ${stderr.toString()}`))
+        else resolve(stdout)
+      }
+    )
     child.stdin?.on('error', () => {}) // git may exit without reading its input
     if (input) child.stdin?.end(input)
     else child.stdin?.end()
@@ -108,7 +118,11 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
       re: /^\/repos\/[^/]+\/[^/]+\/git\/commits\/([0-9a-f]{40})$/,
       handle: async m => {
         if (!(await exists(m[1], 'commit'))) return notFound()
-        const [tree, ...parents] = (await git(['rev-list', '--no-walk', '--format=%T %P', m[1]])).toString().trim().split('\n')[1].split(' ')
+        const [tree, ...parents] = (await git(['rev-list', '--no-walk', '--format=%T %P', m[1]]))
+          .toString()
+          .trim()
+          .split('\n')[1]
+          .split(' ')
         return { status: 200, body: { sha: m[1], tree: { sha: tree }, parents: parents.filter(Boolean).map(sha => ({ sha })) } }
       }
     },
@@ -140,7 +154,12 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
           const present = new Set((await ix(['ls-files', '-z'])).toString().split('\0').filter(Boolean))
           const lines: string[] = []
           for (const e of body.tree) {
-            if (typeof e.path !== 'string' || !e.path || e.path.startsWith('/') || e.path.split('/').some((p: string) => p === '' || p === '.' || p === '..' || p === '.git')) {
+            if (
+              typeof e.path !== 'string' ||
+              !e.path ||
+              e.path.startsWith('/') ||
+              e.path.split('/').some((p: string) => p === '' || p === '.' || p === '..' || p === '.git')
+            ) {
               return unprocessable(`tree.path ${JSON.stringify(e.path)} is invalid`)
             }
             if (!MODES.has(e.mode)) return unprocessable(`tree.mode ${JSON.stringify(e.mode)} is invalid`)
@@ -152,7 +171,8 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
               continue
             }
             let sha: string
-            if (typeof e.content === 'string') sha = (await git(['hash-object', '-w', '--stdin'], Buffer.from(e.content, 'utf8'))).toString().trim()
+            if (typeof e.content === 'string')
+              sha = (await git(['hash-object', '-w', '--stdin'], Buffer.from(e.content, 'utf8'))).toString().trim()
             else if (typeof e.sha === 'string' && (await exists(e.sha, 'blob'))) sha = e.sha
             else return unprocessable(`tree.sha ${JSON.stringify(e.sha)} is not a valid blob`)
             lines.push(`${e.mode} ${sha}\t${e.path}`)
@@ -160,7 +180,10 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
           await ix(['update-index', '-z', '--index-info'], Buffer.from(lines.map(l => `${l}\0`).join('')))
           const sha = (await ix(['write-tree'])).toString().trim()
           created.trees.push(sha)
-          return { status: 201, body: { sha, url: `https://api.github.com/repos/${repoName}/git/trees/${sha}`, tree: [], truncated: false } }
+          return {
+            status: 201,
+            body: { sha, url: `https://api.github.com/repos/${repoName}/git/trees/${sha}`, tree: [], truncated: false }
+          }
         } finally {
           rmSync(index, { force: true })
         }
@@ -174,13 +197,22 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
         if (typeof body.message !== 'string' || typeof body.tree !== 'string') return unprocessable('Invalid request.')
         if (!(await exists(body.tree, 'tree'))) return unprocessable('Tree SHA does not exist')
         const parents: string[] = Array.isArray(body.parents) ? body.parents : []
-        for (const p of parents) if (!(await exists(p, 'commit'))) return unprocessable('Parent SHA does not exist or is not a commit object')
-        const sha = (await git(['commit-tree', body.tree, ...parents.flatMap(p => ['-p', p]), '-F', '-'], Buffer.from(body.message))).toString().trim()
+        for (const p of parents)
+          if (!(await exists(p, 'commit'))) return unprocessable('Parent SHA does not exist or is not a commit object')
+        const sha = (await git(['commit-tree', body.tree, ...parents.flatMap(p => ['-p', p]), '-F', '-'], Buffer.from(body.message)))
+          .toString()
+          .trim()
         created.commits.push({ sha, message: body.message, parents, tree: body.tree })
         const verified = body.author === undefined && body.signature === undefined
         return {
           status: 201,
-          body: { sha, message: body.message, tree: { sha: body.tree }, parents: parents.map(p => ({ sha: p })), verification: { verified, reason: verified ? 'valid' : 'unsigned' } }
+          body: {
+            sha,
+            message: body.message,
+            tree: { sha: body.tree },
+            parents: parents.map(p => ({ sha: p })),
+            verification: { verified, reason: verified ? 'valid' : 'unsigned' }
+          }
         }
       }
     },
@@ -200,7 +232,7 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
       re: /^\/repos\/[^/]+\/[^/]+\/git\/refs$/,
       handle: async (_m, body) => {
         const ref = String(body.ref ?? '')
-        if (!/^refs\/heads\/./.test(ref)) return unprocessable('Reference name must start with \'refs/\' and have at least two slashes.')
+        if (!/^refs\/heads\/./.test(ref)) return unprocessable("Reference name must start with 'refs/' and have at least two slashes.")
         if (!(await exists(String(body.sha), 'commit'))) return unprocessable('Object does not exist')
         if (await branch(ref.slice('refs/heads/'.length))) return unprocessable('Reference already exists')
         await git(['update-ref', ref, String(body.sha)])
@@ -234,7 +266,8 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
       handle: async m => {
         const p = pulls.get(Number(m[1]))
         if (!p) return notFound()
-        const repoJson = (full: string | null) => (full ? { full_name: full, name: full.split('/')[1], owner: { login: full.split('/')[0] } } : null)
+        const repoJson = (full: string | null) =>
+          full ? { full_name: full, name: full.split('/')[1], owner: { login: full.split('/')[0] } } : null
         return {
           status: 200,
           body: {
@@ -255,8 +288,18 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
         if (!(await branch(String(body.head)))) return unprocessable(`Validation Failed: head ${body.head} is not a branch`)
         if (!(await branch(String(body.base)))) return unprocessable(`Validation Failed: base ${body.base} is not a branch`)
         const number = nextPull++
-        created.pulls.push({ number, title: body.title, head: body.head, base: body.base, body: String(body.body ?? ''), draft: body.draft === true })
-        return { status: 201, body: { number, html_url: `https://github.com/${repoName}/pull/${number}`, draft: body.draft === true, state: 'open' } }
+        created.pulls.push({
+          number,
+          title: body.title,
+          head: body.head,
+          base: body.base,
+          body: String(body.body ?? ''),
+          draft: body.draft === true
+        })
+        return {
+          status: 201,
+          body: { number, html_url: `https://github.com/${repoName}/pull/${number}`, draft: body.draft === true, state: 'open' }
+        }
       }
     },
     {

@@ -111,7 +111,15 @@ export interface FakeGitHub {
   /** finalized artifacts (uploaded through the artifact service, or added by a test) */
   artifacts: FakeArtifact[]
   /** a comment written by someone (default: a User), as a webhook would have announced it; returns it */
-  addComment(c: { repo: string; body: string; issueNumber?: number; pullNumber?: number; inReplyToId?: number; login?: string; type?: 'User' | 'Bot' }): FakeComment
+  addComment(c: {
+    repo: string
+    body: string
+    issueNumber?: number
+    pullNumber?: number
+    inReplyToId?: number
+    login?: string
+    type?: 'User' | 'Bot'
+  }): FakeComment
   /** inject a fault: the next `times` (default 1) requests matching method ('*' = any) + path regexp (tested against the path without query string) answer `status` */
   fail(method: string, path: RegExp, status: number, times?: number, extra?: { body?: unknown; headers?: Record<string, string> }): void
   /** every second matching request (the 2nd, 4th, ...) answers `status` */
@@ -140,7 +148,6 @@ export interface ExtraRoute {
   re: RegExp
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handle: (m: string[], body: any) => RouteResult | Promise<RouteResult>
-
 }
 
 /** An ACTIONS_RUNTIME_TOKEN (a JWT, unsigned) whose Actions.Results scope names run `runId`, as the fake's artifact service reads it. */
@@ -328,7 +335,10 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     workflow_run: { id: a.runId, repository_id: 1, head_repository_id: 1, head_branch: 'main', head_sha: '0'.repeat(40) }
   })
   /** uploads in progress: blob key -> blocks by id, and the artifact it becomes */
-  const uploads = new Map<string, { repo: string; runId: number; name: string; contentType: string; blocks: Map<string, Buffer>; bytes?: Buffer }>()
+  const uploads = new Map<
+    string,
+    { repo: string; runId: number; name: string; contentType: string; blocks: Map<string, Buffer>; bytes?: Buffer }
+  >()
   const routes: Array<{ name: string; method: string; re: RegExp; handle: Handler }> = [
     ...(opts.routes ?? []),
     {
@@ -362,10 +372,21 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         const bad = checkBody(body.body, 'IssueComment')
         if (bad) return bad
         const id = nextCommentId++
-        const c: FakeComment = { id, body: body.body as string, issue_number: Number(m[3]), kind: 'issue', updates: [body.body as string], repo: `${m[1]}/${m[2]}` }
+        const c: FakeComment = {
+          id,
+          body: body.body as string,
+          issue_number: Number(m[3]),
+          kind: 'issue',
+          updates: [body.body as string],
+          repo: `${m[1]}/${m[2]}`
+        }
         comments.set(id, c)
         createdAt.set(id, now())
-        return { status: 201, body: commentJson(m[1], m[2], c), headers: { location: `https://api.github.com/repos/${m[1]}/${m[2]}/issues/comments/${id}` } }
+        return {
+          status: 201,
+          body: commentJson(m[1], m[2], c),
+          headers: { location: `https://api.github.com/repos/${m[1]}/${m[2]}/issues/comments/${id}` }
+        }
       }
     },
     {
@@ -452,14 +473,24 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       method: 'GET',
       re: /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/,
       handle: (m, _b, q) =>
-        page(q, [...comments.values()].filter(c => c.kind === 'issue' && c.repo === `${m[1]}/${m[2]}` && c.issue_number === Number(m[3])).map(c => commentJson(m[1], m[2], c)))
+        page(
+          q,
+          [...comments.values()]
+            .filter(c => c.kind === 'issue' && c.repo === `${m[1]}/${m[2]}` && c.issue_number === Number(m[3]))
+            .map(c => commentJson(m[1], m[2], c))
+        )
     },
     {
       name: 'listReviewComments',
       method: 'GET',
       re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments$/,
       handle: (m, _b, q) =>
-        page(q, [...comments.values()].filter(c => c.kind === 'review' && c.repo === `${m[1]}/${m[2]}` && c.pull_number === Number(m[3])).map(c => commentJson(m[1], m[2], c)))
+        page(
+          q,
+          [...comments.values()]
+            .filter(c => c.kind === 'review' && c.repo === `${m[1]}/${m[2]}` && c.pull_number === Number(m[3]))
+            .map(c => commentJson(m[1], m[2], c))
+        )
     },
     {
       name: 'cancelWorkflowRun',
@@ -468,7 +499,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       handle: m => {
         const run = runs.get(Number(m[3]))
         if (!run || run.repo !== `${m[1]}/${m[2]}`) return notFound()
-        if (run.status === 'completed') return { status: 409, body: { message: 'Cannot cancel a workflow run that is completed.', documentation_url: DOCS, status: '409' } }
+        if (run.status === 'completed')
+          return {
+            status: 409,
+            body: { message: 'Cannot cancel a workflow run that is completed.', documentation_url: DOCS, status: '409' }
+          }
         run.status = 'completed'
         setImmediate(() => run.onCancel?.())
         return { status: 202, body: {} }
@@ -479,7 +514,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       method: 'GET',
       re: /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs\/(\d+)\/artifacts$/,
       handle: (m, _b, q) => {
-        const list = artifacts.filter(a => a.repo === `${m[1]}/${m[2]}` && a.runId === Number(m[3]) && (!q.get('name') || a.name === q.get('name')))
+        const list = artifacts.filter(
+          a => a.repo === `${m[1]}/${m[2]}` && a.runId === Number(m[3]) && (!q.get('name') || a.name === q.get('name'))
+        )
         return { status: 200, body: { total_count: list.length, artifacts: list.map(a => artifactJson(a)) } }
       }
     },
@@ -518,7 +555,9 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     'content-type': 'application/json; charset=utf-8',
     'x-github-media-type': 'github.v3; format=json',
     'x-github-api-version-selected': '2022-11-28',
-    'x-github-request-id': `FAKE:${Math.floor(Math.random() * 1e9).toString(16).toUpperCase()}`,
+    'x-github-request-id': `FAKE:${Math.floor(Math.random() * 1e9)
+      .toString(16)
+      .toUpperCase()}`,
     'x-ratelimit-limit': '5000',
     'x-ratelimit-remaining': '4999',
     'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
@@ -553,8 +592,22 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     headers: http.IncomingHttpHeaders,
     rec: RecordedGitHubRequest
   ): { status: number; body: string | Buffer; headers?: Record<string, string> } => {
-    const json = (status: number, body: unknown) => ({ status, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
-    const azure = (status: number) => ({ status, body: '', headers: { 'x-ms-request-id': randomUUID(), 'x-ms-version': '2025-01-05', etag: '"0x1"', 'last-modified': new Date().toUTCString(), 'x-ms-request-server-encrypted': 'true' } })
+    const json = (status: number, body: unknown) => ({
+      status,
+      body: JSON.stringify(body),
+      headers: { 'content-type': 'application/json' }
+    })
+    const azure = (status: number) => ({
+      status,
+      body: '',
+      headers: {
+        'x-ms-request-id': randomUUID(),
+        'x-ms-version': '2025-01-05',
+        etag: '"0x1"',
+        'last-modified': new Date().toUTCString(),
+        'x-ms-request-server-encrypted': 'true'
+      }
+    })
     if (pathname.startsWith('/twirp/')) {
       const auth = String(headers.authorization ?? '').replace(/^bearer\s+/i, '')
       let runId = NaN
@@ -576,17 +629,35 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const method = pathname.split('/').pop()
       const repo = runs.get(runId)?.repo ?? opts.artifactRepo ?? 'Codertocat/Hello-World'
       if (method === 'CreateArtifact') {
-        if (artifacts.some(a => a.runId === runId && a.name === body.name && a.repo === repo)) return json(409, { code: 'already_exists', msg: 'an artifact with this name already exists on the workflow run' })
+        if (artifacts.some(a => a.runId === runId && a.name === body.name && a.repo === repo))
+          return json(409, { code: 'already_exists', msg: 'an artifact with this name already exists on the workflow run' })
         const key = `upload-${randomUUID()}`
-        uploads.set(key, { repo, runId, name: String(body.name), contentType: body.mime_type ?? 'application/octet-stream', blocks: new Map() })
-        return json(200, { ok: true, signed_upload_url: `${baseUrl()}/_blob/devstoreaccount1/actions-results/${key}?sig=fakesignature&se=2099-01-01` })
+        uploads.set(key, {
+          repo,
+          runId,
+          name: String(body.name),
+          contentType: body.mime_type ?? 'application/octet-stream',
+          blocks: new Map()
+        })
+        return json(200, {
+          ok: true,
+          signed_upload_url: `${baseUrl()}/_blob/devstoreaccount1/actions-results/${key}?sig=fakesignature&se=2099-01-01`
+        })
       }
       if (method === 'FinalizeArtifact') {
         const entry = [...uploads.entries()].find(([, u]) => u.runId === runId && u.name === body.name && u.bytes)
         if (!entry) return json(404, { code: 'not_found', msg: 'no upload for this artifact' })
         const [key, u] = entry
         uploads.delete(key)
-        const a: FakeArtifact = { id: nextArtifactId++, name: u.name, repo: u.repo, runId: u.runId, bytes: u.bytes!, expired: false, contentType: u.contentType }
+        const a: FakeArtifact = {
+          id: nextArtifactId++,
+          name: u.name,
+          repo: u.repo,
+          runId: u.runId,
+          bytes: u.bytes!,
+          expired: false,
+          contentType: u.contentType
+        }
         artifacts.push(a)
         return json(200, { ok: true, artifact_id: String(a.id) })
       }
@@ -621,11 +692,22 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       const raw = Buffer.concat(chunks).toString('utf8')
       const method = (req.method ?? 'GET').toUpperCase()
       const path = req.url ?? '/'
-      const pathname = (path.split('?')[0].replace(/^\/api\/v3(?=\/)/, '').replace(/\/+$/, '') || '/')
+      const pathname =
+        path
+          .split('?')[0]
+          .replace(/^\/api\/v3(?=\/)/, '')
+          .replace(/\/+$/, '') || '/'
       if (pathname.startsWith('/_blob/') || pathname.startsWith('/twirp/')) {
         const rec: RecordedGitHubRequest = { method, path, body: undefined, headers: { ...req.headers }, at: Date.now(), status: 0 }
         requests.push(rec)
-        const out = artifactService(method, pathname, new URLSearchParams(path.split('?')[1] ?? ''), Buffer.concat(chunks), req.headers, rec)
+        const out = artifactService(
+          method,
+          pathname,
+          new URLSearchParams(path.split('?')[1] ?? ''),
+          Buffer.concat(chunks),
+          req.headers,
+          rec
+        )
         rec.status = out.status
         res.writeHead(out.status, out.headers ?? {})
         res.end(out.body)
@@ -655,7 +737,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         rec.faulted = true
         send({
           status: fault.status,
-          body: fault.extra?.body ?? { message: STATUS_CODES[fault.status] ?? 'Error', documentation_url: DOCS, status: String(fault.status) },
+          body: fault.extra?.body ?? {
+            message: STATUS_CODES[fault.status] ?? 'Error',
+            documentation_url: DOCS,
+            status: String(fault.status)
+          },
           headers: fault.extra?.headers
         })
         return
@@ -682,7 +768,13 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         if (!m) continue
         rec.route = route.name
         Promise.resolve()
-          .then(() => route.handle(m.map(s => s ?? ''), body !== null && typeof body === 'object' ? body : {}, new URLSearchParams(path.split('?')[1] ?? '')))
+          .then(() =>
+            route.handle(
+              m.map(s => s ?? ''),
+              body !== null && typeof body === 'object' ? body : {},
+              new URLSearchParams(path.split('?')[1] ?? '')
+            )
+          )
           .then(send, err => send({ status: 500, body: { message: `fake-github: ${(err as Error)?.stack ?? String(err)}` } }))
         return
       }

@@ -51,7 +51,10 @@ export function violations(tree: Node, allowedHtml: (value: string) => boolean):
       out.push(`mention in ${n.type}: ${JSON.stringify(n.value)}`)
     }
     if (n.type === 'paragraph' || n.type === 'heading' || n.type === 'tableCell') {
-      const joined = (n.children ?? []).filter(c => c.type !== 'inlineCode').map(textOf).join('')
+      const joined = (n.children ?? [])
+        .filter(c => c.type !== 'inlineCode')
+        .map(textOf)
+        .join('')
       if (MENTION.test(joined)) out.push(`mention across markup: ${JSON.stringify(joined)}`)
     }
     if (n.type === 'image' || n.type === 'imageReference') out.push(`image: ${n.url ?? ''}`)

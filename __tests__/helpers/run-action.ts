@@ -218,7 +218,10 @@ function evaluateDefault(value: string, contexts: Record<string, unknown>, input
       else if (operand === 'null') v = null
       else if (/^[A-Za-z_][\w-]*(\.[\w-]+|\[\d+\])*$/.test(operand)) {
         const parts = operand.split(/\.|\[(\d+)\]/).filter(p => p !== undefined && p !== '')
-        if (!(parts[0] in contexts)) throw new Error(`runAction: cannot evaluate default of input '${inputName}': unknown context '${parts[0]}' in \${{ ${expr.trim()} }} (pass the input explicitly)`)
+        if (!(parts[0] in contexts))
+          throw new Error(
+            `runAction: cannot evaluate default of input '${inputName}': unknown context '${parts[0]}' in \${{ ${expr.trim()} }} (pass the input explicitly)`
+          )
         v = contexts
         for (const p of parts) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[p] : undefined
       } else {
@@ -357,7 +360,8 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   const apiUrl = opts.env?.GITHUB_API_URL ?? 'http://127.0.0.1:9' // never api.github.com by accident
 
   // entry + inputs from action.yml
-  const manifestPath = opts.actionYml === false ? undefined : (opts.actionYml ?? (opts.entry === undefined ? join(REPO_ROOT, 'action.yml') : undefined))
+  const manifestPath =
+    opts.actionYml === false ? undefined : (opts.actionYml ?? (opts.entry === undefined ? join(REPO_ROOT, 'action.yml') : undefined))
   const manifest = manifestPath !== undefined && existsSync(manifestPath) ? readActionYml(manifestPath) : undefined
   if (opts.actionYml && !manifest) throw new Error(`runAction: ${opts.actionYml} does not exist`)
   const manifestDir = manifestPath ? dirname(manifestPath) : REPO_ROOT
@@ -366,7 +370,11 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   const distDir = opts.actionYml === undefined ? process.env.ACTION_DIST : undefined
   const entry =
     opts.entry ??
-    (distDir ? join(resolve(distDir), 'index.js') : manifestEntry ? resolve(manifestDir, manifestEntry) : join(REPO_ROOT, 'dist', 'index.js'))
+    (distDir
+      ? join(resolve(distDir), 'index.js')
+      : manifestEntry
+        ? resolve(manifestDir, manifestEntry)
+        : join(REPO_ROOT, 'dist', 'index.js'))
   if (!existsSync(entry)) throw new Error(`runAction: entry ${entry} does not exist (build it first: npm run build)`)
 
   const github: Record<string, string> = {
@@ -473,7 +481,13 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
 
   if (opts.asUser) await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
   const started = Date.now()
-  const child = spawn(process.execPath, [entry], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(opts.asUser ?? {}) })
+  const child = spawn(process.execPath, [entry], {
+    cwd: workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    ...(opts.asUser ?? {})
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8')
@@ -510,7 +524,9 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
 
   if (timedOut) {
     const tail = (s: string): string => s.slice(-4000)
-    throw new Error(`runAction: ${entry} did not finish within ${timeoutMs}ms (killed)\n--- stdout (tail) ---\n${tail(stdout)}\n--- stderr (tail) ---\n${tail(stderr)}`)
+    throw new Error(
+      `runAction: ${entry} did not finish within ${timeoutMs}ms (killed)\n--- stdout (tail) ---\n${tail(stdout)}\n--- stderr (tail) ---\n${tail(stderr)}`
+    )
   }
 
   const commands = parseWorkflowCommands(stdout)
@@ -532,7 +548,9 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     runnerTemp,
     durationMs,
     exportedEnv: parseFileCommands(readFileSync(envFile, 'utf8')),
-    addedPath: readFileSync(pathFile, 'utf8').split(/\r?\n/).filter(l => l !== ''),
+    addedPath: readFileSync(pathFile, 'utf8')
+      .split(/\r?\n/)
+      .filter(l => l !== ''),
     commands,
     masks: commands.filter(c => c.command === 'add-mask').map(c => c.message),
     env,

@@ -90,7 +90,7 @@ export function elideOldToolResults(messages: MessageParam[], opts: ElideOptions
   const tokens = (): number => Math.ceil(chars / CHARS_PER_TOKEN)
   if (tokens() <= opts.budgetTokens) return 0
 
-  const carriers = messages.filter((m) => toolResults(m).length > 0)
+  const carriers = messages.filter(m => toolResults(m).length > 0)
   const keep = Math.max(0, Math.floor(opts.keepRecent))
   const candidates = carriers.slice(0, Math.max(0, carriers.length - keep))
   const target = opts.budgetTokens * TARGET_SHARE

@@ -38,7 +38,10 @@ export function priceOf(model: string): ModelPrice | undefined {
  */
 export function matchModelKey(model: string, keys: readonly string[]): string | undefined {
   // Lower case, and `4.5` written as `4-5` (some gateways spell versions with a dot).
-  const id = model.trim().toLowerCase().replace(/(\d)\.(?=\d)/g, '$1-')
+  const id = model
+    .trim()
+    .toLowerCase()
+    .replace(/(\d)\.(?=\d)/g, '$1-')
   if (!id) return undefined
   for (const key of [...keys].sort((a, b) => b.length - a.length)) {
     let at = id.indexOf(key)

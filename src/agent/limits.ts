@@ -53,7 +53,16 @@ export function maxOutputOf(model: string): number {
  * Any other model is sent no `thinking` field at all (its own default), since an unknown
  * display value or beta would be refused.
  */
-const DISPLAY_UPDATES = ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-fable-5', 'claude-mythos-5']
+const DISPLAY_UPDATES = [
+  'claude-sonnet-5-5',
+  'claude-opus-5-5',
+  'claude-fable-5-2',
+  'claude-mythos-5-2',
+  'claude-fable-5-1',
+  'claude-mythos-5-1',
+  'claude-fable-5',
+  'claude-mythos-5'
+]
 
 export function returnsProgressUpdates(model: string): boolean {
   return matchModelKey(model, DISPLAY_UPDATES) !== undefined

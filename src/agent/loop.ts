@@ -101,7 +101,15 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
       if (config.contextBudgetTokens) {
         elideOldToolResults(messages, { budgetTokens: config.contextBudgetTokens, keepRecent: 3 })
       }
-      const request = buildRequest({ model: config.model, system: config.system, messages, tools: [BASH_TOOL], maxTokens, effort: config.effort, continuing })
+      const request = buildRequest({
+        model: config.model,
+        system: config.system,
+        messages,
+        tools: [BASH_TOOL],
+        maxTokens,
+        effort: config.effort,
+        continuing
+      })
       const response = await deps.callModel(request, signal)
       turns++
       addUsage(usage, response.usage)
@@ -111,7 +119,9 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
         .map(b => b.text)
         .join('\n\n')
         .trim()
-      const notes = response.content.filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking' && b.thinking.trim() !== '').map(b => b.thinking.trim())
+      const notes = response.content
+        .filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking' && b.thinking.trim() !== '')
+        .map(b => b.thinking.trim())
       // A reply cut at max_tokens in the middle of a tool call (its last block, unfinished):
       // the call is never run and the reply not kept; it is asked again with more room, up
       // to the model's output limit (as Anthropic's tool-use docs advise). At the limit, the

@@ -38,7 +38,8 @@ export function createModelCall(opts: ClientOptions): ModelCall {
   return async (params, signal) => {
     const body = withCacheBreakpoints(inertRequest(params))
     const refused = forbiddenSettings(body)
-    if (refused.length) throw new ForbiddenRequestError(`The request would carry ${refused.join(', ')}, which today's models refuse; it was not sent.`)
+    if (refused.length)
+      throw new ForbiddenRequestError(`The request would carry ${refused.join(', ')}, which today's models refuse; it was not sent.`)
     // Streamed: thinking counts as output, and this SDK refuses a non-streaming request whose
     // max_tokens could take longer than ten minutes (above ~21,333). The SDK retries a failing
     // HTTP answer itself; an error that arrives inside the stream (`event: error`, e.g.
@@ -98,7 +99,10 @@ function detail(e: InstanceType<typeof Anthropic.APIError>): string {
 /** A 400 whose message says the model was retired or deprecated (or names it as no longer served). */
 function retiredModel(error: InstanceType<typeof Anthropic.APIError>, model: string): boolean {
   const text = detail(error).toLowerCase()
-  return /\b(retired|deprecated|end[- ]of[- ]life|no longer (available|supported|served))\b/.test(text) && (text.includes('model') || text.includes(model.toLowerCase()))
+  return (
+    /\b(retired|deprecated|end[- ]of[- ]life|no longer (available|supported|served))\b/.test(text) &&
+    (text.includes('model') || text.includes(model.toLowerCase()))
+  )
 }
 
 /** The innermost cause's code or message (undici hides ECONNREFUSED two levels down). */

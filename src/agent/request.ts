@@ -47,7 +47,7 @@ export function buildRequest(input: RequestInput): RequestBody {
   const last = input.messages[input.messages.length - 1]
   if (!last) throw new ForbiddenRequestError('A request needs at least one message.')
   if (last.role === 'assistant' && !input.continuing) {
-    throw new ForbiddenRequestError('A request may not end with an assistant turn (a prefill): today\'s models refuse it.')
+    throw new ForbiddenRequestError("A request may not end with an assistant turn (a prefill): today's models refuse it.")
   }
   const body: RequestBody = {
     model: input.model,

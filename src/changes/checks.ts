@@ -48,7 +48,12 @@ export function checkLimits(files: FileChange[], sizes: Map<string, number>): Ho
  * secret in a binary file is found too) or its diff (which shows old lines and
  * context). `sections` are the per-file texts of the whole diff, in order.
  */
-export function checkSecrets(files: FileChange[], sections: string[], blobs: Map<string, Buffer>, containsSecret: (text: string) => boolean): Hold[] {
+export function checkSecrets(
+  files: FileChange[],
+  sections: string[],
+  blobs: Map<string, Buffer>,
+  containsSecret: (text: string) => boolean
+): Hold[] {
   const held: Hold[] = []
   let at = 0
   for (const file of files) {

@@ -90,7 +90,11 @@ type TreeEntry = { path: string; mode: '100644' | '100755' | '120000'; type: 'bl
 const modeOf = (m: string | undefined): TreeEntry['mode'] => (m === '100755' || m === '120000' ? m : '100644')
 
 function firstLine(task: string, max: number): string {
-  const line = task.split('\n').map(l => l.trim()).find(l => l !== '') ?? 'changes'
+  const line =
+    task
+      .split('\n')
+      .map(l => l.trim())
+      .find(l => l !== '') ?? 'changes'
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
@@ -101,7 +105,10 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
   }
   const workflows = o.patch.files.filter(f => f.workflow)
-  if (workflows.length) notes.push(`${workflows.length} change${workflows.length === 1 ? '' : 's'} under .github/workflows/ ${workflows.length === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`)
+  if (workflows.length)
+    notes.push(
+      `${workflows.length} change${workflows.length === 1 ? '' : 's'} under .github/workflows/ ${workflows.length === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`
+    )
   const files = o.patch.files.filter(f => !f.workflow)
   if (files.length === 0) return { kind: 'not-committed', why: 'nothing to commit besides workflow changes', notes }
   const { octokit, repo } = o
@@ -129,7 +136,10 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       } else {
         let moved = false
         try {
-          const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({ ...repo, basehead: `${o.patch.baseSha}...${pr.head.sha}` })
+          const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({
+            ...repo,
+            basehead: `${o.patch.baseSha}...${pr.head.sha}`
+          })
           moved = cmp.status === 'ahead'
         } catch {
           // the new branch below says enough
@@ -155,13 +165,18 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     } catch (e) {
       const status = statusOf(e)
       if (status === 404 || status === 422) {
-        return { kind: 'not-committed', why: `the starting commit ${o.patch.baseSha.slice(0, 12)} is not on GitHub (was it made by an earlier step and not pushed?)`, notes }
+        return {
+          kind: 'not-committed',
+          why: `the starting commit ${o.patch.baseSha.slice(0, 12)} is not on GitHub (was it made by an earlier step and not pushed?)`,
+          notes
+        }
       }
       throw e
     }
     const tree: TreeEntry[] = []
     for (const f of files) {
-      if (f.status === 'renamed' && f.oldPath !== undefined) tree.push({ path: f.oldPath, mode: modeOf(f.oldMode), type: 'blob', sha: null })
+      if (f.status === 'renamed' && f.oldPath !== undefined)
+        tree.push({ path: f.oldPath, mode: modeOf(f.oldMode), type: 'blob', sha: null })
       if (f.status === 'deleted') {
         tree.push({ path: f.path, mode: modeOf(f.oldMode), type: 'blob', sha: null })
         continue
@@ -221,13 +236,24 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
   const into = prHeadRef ?? o.baseBranch
   try {
     const body = [
-      o.target.issueNumber !== undefined ? `Closes #${o.target.issueNumber}` : o.target.pullNumber !== undefined ? `For #${o.target.pullNumber}` : '',
+      o.target.issueNumber !== undefined
+        ? `Closes #${o.target.issueNumber}`
+        : o.target.pullNumber !== undefined
+          ? `For #${o.target.pullNumber}`
+          : '',
       `Changes made by the bash agent${o.runUrl ? ` in [this run](${o.runUrl})` : ''}. Review them before merging.`
     ]
       .filter(Boolean)
       .join('\n\n')
     inTime()
-    const { data: pr } = await octokit.rest.pulls.create({ ...repo, title: firstLine(o.task, 100), head: branch, base: into, body, draft: true })
+    const { data: pr } = await octokit.rest.pulls.create({
+      ...repo,
+      title: firstLine(o.task, 100),
+      head: branch,
+      base: into,
+      body,
+      draft: true
+    })
     return { ...result, pullRequest: { number: pr.number, url: pr.html_url, created: true } }
   } catch (e) {
     return { ...result, pullRequestError: explain(e, 'pulls') }

@@ -7,7 +7,11 @@ export interface ExecResult {
   stdout: Buffer
   stderr: string
 }
-export type Exec = (file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }) => Promise<ExecResult>
+export type Exec = (
+  file: string,
+  args: string[],
+  opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }
+) => Promise<ExecResult>
 
 /** stderr kept per program run: enough for an error message. */
 const STDERR_KEEP_CHARS = 8000

@@ -35,8 +35,29 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
 export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
-  const env = { PATH: pathEnv, HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C', GIT_CEILING_DIRECTORIES: workspace.replace(/\/[^/]*$/, '') || '/' }
-  const r = await exec('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'rev-parse', '--path-format=absolute', '--git-path', 'objects', 'HEAD^{commit}'], { cwd: workspace, env })
+  const env = {
+    PATH: pathEnv,
+    HOME: '/nonexistent',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    LC_ALL: 'C',
+    GIT_CEILING_DIRECTORIES: workspace.replace(/\/[^/]*$/, '') || '/'
+  }
+  const r = await exec(
+    'git',
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'core.fsmonitor=false',
+      'rev-parse',
+      '--path-format=absolute',
+      '--git-path',
+      'objects',
+      'HEAD^{commit}'
+    ],
+    { cwd: workspace, env }
+  )
   if (r.code !== 0) return undefined
   const [objects, sha] = r.stdout.toString('utf8').trim().split('\n')
   return /^[0-9a-f]{40}$/.test(sha ?? '') && objects ? { sha, objects } : undefined
@@ -63,7 +84,10 @@ export interface HandBackOptions {
 }
 
 /** Where the run answers, as a commit target: an issue, or a pull request (also for review threads). */
-export function targetOf(task: { thread?: { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number }; context: { issueNumber?: number; isPullRequest?: boolean } }): CommitOptions['target'] {
+export function targetOf(task: {
+  thread?: { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number }
+  context: { issueNumber?: number; isPullRequest?: boolean }
+}): CommitOptions['target'] {
   if (task.thread?.kind === 'review') return { pullNumber: task.thread.pullNumber }
   const n = task.thread?.kind === 'issue' ? task.thread.number : task.context.issueNumber
   if (n === undefined) return {}
@@ -80,22 +104,32 @@ export function baseBranchOf(env: NodeJS.ProcessEnv, payload: unknown): string {
 export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   const warn = o.warn ?? o.log
   if (!o.base) {
-    o.log('Changes: the workspace is not a git checkout, so there is nothing to compare the agent\'s work with.')
+    o.log("Changes: the workspace is not a git checkout, so there is nothing to compare the agent's work with.")
     return { kind: 'no-repository' }
   }
   let computed
   try {
-    computed = await computePatch({ workdir: o.workdir, baseSha: o.base.sha, baseObjects: o.base.objects, exec: o.exec, containsSecret: o.containsSecret, tmpDir: o.patchDir })
+    computed = await computePatch({
+      workdir: o.workdir,
+      baseSha: o.base.sha,
+      baseObjects: o.base.objects,
+      exec: o.exec,
+      containsSecret: o.containsSecret,
+      tmpDir: o.patchDir
+    })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
     return { kind: 'failed', why: messageOf(e) }
   }
   const { patch, blobs } = computed
   if (o.workdir === o.workspace) {
-    for (const f of revertInPlace(computed.secrets, o.workspace)) warn(`Changes: could not put back ${JSON.stringify(f.path)}, which holds a secret: ${f.why}`)
+    for (const f of revertInPlace(computed.secrets, o.workspace))
+      warn(`Changes: could not put back ${JSON.stringify(f.path)}, which holds a secret: ${f.why}`)
   }
   const report: ChangesReport = { kind: 'computed', mode: o.mode, patch }
-  o.log(`Changes: ${patch.files.length} file${patch.files.length === 1 ? '' : 's'} changed${patch.heldBack.length ? `, ${patch.heldBack.length} held back` : ''}.`)
+  o.log(
+    `Changes: ${patch.files.length} file${patch.files.length === 1 ? '' : 's'} changed${patch.heldBack.length ? `, ${patch.heldBack.length} held back` : ''}.`
+  )
   for (const h of patch.heldBack) o.log(`Changes: held back ${JSON.stringify(h.path)}: ${h.why}`)
   if (patch.files.length === 0) return report
 
@@ -110,7 +144,8 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   }
   if (o.mode !== 'none' || o.workdir === o.workspace) {
     report.applied = applyPatch(patch, blobs, o.workspace, o.workdir)
-    for (const f of report.applied.kind === 'applied' ? report.applied.failed : []) warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
+    for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
+      warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }
   if (o.mode === 'branch' || o.mode === 'pull-request') {
     if (o.noCommit) report.notCommitted = o.noCommit
@@ -122,7 +157,8 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
         report.handback = { kind: 'not-committed', why: messageOf(e), notes: [] }
       }
       const h = report.handback
-      if (h.kind === 'committed') o.log(`Changes: committed ${h.sha} to ${h.branch}${h.pullRequest ? `; pull request ${h.pullRequest.url}` : ''}.`)
+      if (h.kind === 'committed')
+        o.log(`Changes: committed ${h.sha} to ${h.branch}${h.pullRequest ? `; pull request ${h.pullRequest.url}` : ''}.`)
       else warn(`Changes: not committed: ${h.why}`)
       if (h.kind === 'committed' && h.pullRequestError) warn(`Changes: no pull request: ${h.pullRequestError}`)
     }

@@ -120,7 +120,8 @@ export function safeGit(exec: Exec, scratch: { gitDir: string; index: string; ho
   ].flatMap(c => ['-c', c])
   return async (args: string[], input?: Buffer): Promise<Buffer> => {
     const r = await exec('git', [...config, ...args], { cwd: workTree, env, input })
-    if (r.code !== 0) throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
+    if (r.code !== 0)
+      throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
     return r.stdout
   }
 }
@@ -266,17 +267,29 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
       const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', opts.baseSha]))
       const files = raw.map(e => toChange(e, stats))
       let secretHolds = false
-      let holds = checkLimits(files, await blobSizes(git, files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))))
+      let holds = checkLimits(
+        files,
+        await blobSizes(
+          git,
+          files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
+        )
+      )
       let blobs = new Map<string, Buffer>()
       let diff = ''
       if (holds.length === 0) {
-        blobs = await readBlobs(git, files.flatMap(f => (f.newSha ? [f.newSha] : [])))
+        blobs = await readBlobs(
+          git,
+          files.flatMap(f => (f.newSha ? [f.newSha] : []))
+        )
         diff = (await git([...diffArgs, '--binary', '--full-index', opts.baseSha])).toString('utf8')
         holds = checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret)
         secretHolds = true
       }
       if (holds.length === 0) {
-        const old = await readBlobs(git, secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : [])))
+        const old = await readBlobs(
+          git,
+          secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : []))
+        )
         const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
         return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
       }

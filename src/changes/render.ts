@@ -79,16 +79,28 @@ function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[]
   const a = r.applied
   if (r.mode === 'none' && a?.kind !== 'in-place') lines.push('Not applied to the workspace (`changes: none`).')
   else if (a?.kind === 'applied' && a.failed.length) {
-    lines.push(`⚠️ ${plural(a.failed.length, 'file')} could not be applied to the workspace:`, fenced(a.failed.map(f => `${showPath(f.path)}: ${f.why}`).join('\n'), 'text'))
-  } else if (a) lines.push(a.kind === 'in-place' ? 'The agent worked in the workspace: the changes are there for later steps.' : 'Applied to the workspace for later steps.')
+    lines.push(
+      `⚠️ ${plural(a.failed.length, 'file')} could not be applied to the workspace:`,
+      fenced(a.failed.map(f => `${showPath(f.path)}: ${f.why}`).join('\n'), 'text')
+    )
+  } else if (a)
+    lines.push(
+      a.kind === 'in-place'
+        ? 'The agent worked in the workspace: the changes are there for later steps.'
+        : 'Applied to the workspace for later steps.'
+    )
   const h = r.handback
   if (r.notCommitted) lines.push(`⚠️ **Not committed**: ${neutraliseMentions(r.notCommitted)}.`)
   if (h?.kind === 'not-committed') lines.push(`⚠️ **Not committed**: ${neutraliseMentions(h.why)}.`)
   if (h?.kind === 'committed') {
-    const where = h.onHead ? `the pull request's branch [${inlineCode(h.branch)}](${h.branchUrl})` : `the branch [${inlineCode(h.branch)}](${h.branchUrl})`
+    const where = h.onHead
+      ? `the pull request's branch [${inlineCode(h.branch)}](${h.branchUrl})`
+      : `the branch [${inlineCode(h.branch)}](${h.branchUrl})`
     lines.push(`✅ Committed ${inlineCode(h.sha.slice(0, 12))} to ${where} ([compare](${h.compareUrl})).`)
-    if (h.pullRequest) lines.push(`${h.pullRequest.created ? 'Draft pull request' : 'Pull request'}: [#${h.pullRequest.number}](${h.pullRequest.url}).`)
-    if (h.pullRequestError) lines.push(`⚠️ **No pull request**: ${neutraliseMentions(h.pullRequestError)}; the [compare](${h.compareUrl}) page can open one.`)
+    if (h.pullRequest)
+      lines.push(`${h.pullRequest.created ? 'Draft pull request' : 'Pull request'}: [#${h.pullRequest.number}](${h.pullRequest.url}).`)
+    if (h.pullRequestError)
+      lines.push(`⚠️ **No pull request**: ${neutraliseMentions(h.pullRequestError)}; the [compare](${h.compareUrl}) page can open one.`)
   }
   for (const n of h?.notes ?? []) lines.push(`ℹ️ ${neutraliseMentions(n[0].toUpperCase() + n.slice(1))}.`)
   return lines
@@ -123,7 +135,11 @@ function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolea
   if (files.length) parts.push('', ...outcomeLines(r).flatMap(l => [l, '']))
   let used = parts.join('\n').length
   if (patch.heldBack.length) {
-    const held = takeLines(patch.heldBack.map(h => `${showPath(h.path)}: ${h.why}`), Math.max(400, Math.floor((maxChars - used) / 4)), 'file')
+    const held = takeLines(
+      patch.heldBack.map(h => `${showPath(h.path)}: ${h.why}`),
+      Math.max(400, Math.floor((maxChars - used) / 4)),
+      'file'
+    )
     const block = `⚠️ **Held back** (left out of the patch, the workspace and any commit):\n\n${fenced(held.join('\n'), 'text')}\n`
     parts.push(block)
     used += block.length
@@ -135,7 +151,9 @@ function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolea
   const room = maxChars - used - 200
   const { text, cut } = readableDiff(patch.diff, Math.max(0, room - 40))
   if (text && withDiff) {
-    const note = cut ? `\n\n*… ${plural(cut, 'character')} of the diff left out here; the job summary and the patch file have it whole.*` : ''
+    const note = cut
+      ? `\n\n*… ${plural(cut, 'character')} of the diff left out here; the job summary and the patch file have it whole.*`
+      : ''
     parts.push(`<details><summary>Diff</summary>\n\n${fenced(text, 'diff')}${note}\n</details>`)
   } else {
     parts.push('*The diff is too long to show here; the job summary and the patch file have it.*')

@@ -145,7 +145,10 @@ function prose(text: string, hosts: readonly string[] = HOME_HOSTS): string {
   })
   // `]:` also opens footnote definitions (`[^1]: …`), which GitHub shows below everything else;
   // `$$` opens display math.
-  s = s.replace(/<(?=[A-Za-z/!?])/g, '<\u200b').replace(/\]:/g, ']\u200b:').replace(/\$\$/g, '$\u200b$')
+  s = s
+    .replace(/<(?=[A-Za-z/!?])/g, '<\u200b')
+    .replace(/\]:/g, ']\u200b:')
+    .replace(/\$\$/g, '$\u200b$')
   return neutraliseMentions(s)
 }
 

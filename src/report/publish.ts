@@ -45,7 +45,10 @@ export function summaryText(o: Outcome, meta: ReportMeta, redact: (s: string) =>
     if (bytes(text) <= maxBytes) return text
     const commands = o.commands.map(c =>
       c.output.length > cap
-        ? { ...c, output: `${c.output.slice(0, cap / 2)}\n[... ${c.output.length - cap} characters left out to keep the job summary under 1 MiB ...]\n${c.output.slice(-cap / 2)}` }
+        ? {
+            ...c,
+            output: `${c.output.slice(0, cap / 2)}\n[... ${c.output.length - cap} characters left out to keep the job summary under 1 MiB ...]\n${c.output.slice(-cap / 2)}`
+          }
         : c
     )
     text = redact(renderSummary({ ...o, commands }, meta))
@@ -57,7 +60,12 @@ export function summaryText(o: Outcome, meta: ReportMeta, redact: (s: string) =>
   return buf.toString('utf8').replace(/\uFFFD+$/, '') + note
 }
 
-export async function writeSummary(o: Outcome, meta: ReportMeta, redact: (s: string) => string, log: (m: string) => void): Promise<boolean> {
+export async function writeSummary(
+  o: Outcome,
+  meta: ReportMeta,
+  redact: (s: string) => string,
+  log: (m: string) => void
+): Promise<boolean> {
   if (!process.env.GITHUB_STEP_SUMMARY) return false
   try {
     // overwrite: a summary written earlier in this step is replaced, never doubled

@@ -30,11 +30,7 @@ export const MIN_SECRET_LENGTH = 8
  * one greedy character class, so a start either succeeds by taking the whole run
  * or fails within a few characters: no catastrophic backtracking.
  */
-const TOKEN_SOURCES = [
-  'gh[pousr]_[A-Za-z0-9]{20,}',
-  'github_pat_[A-Za-z0-9_]{20,}',
-  'sk-ant-[A-Za-z0-9_-]{10,}'
-]
+const TOKEN_SOURCES = ['gh[pousr]_[A-Za-z0-9]{20,}', 'github_pat_[A-Za-z0-9_]{20,}', 'sk-ant-[A-Za-z0-9_-]{10,}']
 
 /** Length floor reported by maxFormLength: GitHub tokens and Anthropic keys are shorter. */
 const TOKEN_CONTEXT = 256
@@ -344,7 +340,8 @@ export class Redactor {
       out.name = this.redact(value.name)
       out.stack = value.stack === undefined ? undefined : this.redact(value.stack)
       for (const [k, v] of Object.entries(value)) {
-        if (k !== 'message' && k !== 'name' && k !== 'stack') (out as unknown as Record<string, unknown>)[this.redact(k)] = this.#deep(v, seen)
+        if (k !== 'message' && k !== 'name' && k !== 'stack')
+          (out as unknown as Record<string, unknown>)[this.redact(k)] = this.#deep(v, seen)
       }
       return out
     }

@@ -87,9 +87,7 @@ function tokens(u: Usage): string {
   // 12,345 without Intl: toLocaleString loads ICU data (~10 ms and ~5 MB the first time).
   const n = (x: number) => String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
   const cache =
-    u.cacheReadTokens || u.cacheCreationTokens
-      ? ` (cache: ${n(u.cacheReadTokens)} read, ${n(u.cacheCreationTokens)} written)`
-      : ''
+    u.cacheReadTokens || u.cacheCreationTokens ? ` (cache: ${n(u.cacheReadTokens)} read, ${n(u.cacheCreationTokens)} written)` : ''
   return `${n(u.inputTokens)} in / ${n(u.outputTokens)} out tokens${cache}`
 }
 
@@ -244,7 +242,10 @@ function renderToolProblems(problems: ToolProblem[], budget: number, maxChars: n
   if (problems.length === 0) return ''
   const title = `⚠️ **${problems.length} tool call${problems.length === 1 ? '' : 's'} ran no command** (answered with an error):`
   const blocks = problems.map(p =>
-    inert.code(`${trimMiddle(`${p.name} ${p.input}`, maxChars, 'of the tool call trimmed here')}\n${trimMiddle(p.result, maxChars, 'trimmed here')}`, 'text')
+    inert.code(
+      `${trimMiddle(`${p.name} ${p.input}`, maxChars, 'of the tool call trimmed here')}\n${trimMiddle(p.result, maxChars, 'trimmed here')}`,
+      'text'
+    )
   )
   const shown: string[] = []
   let used = title.length + 200
@@ -280,15 +281,18 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
   const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
   const sections = (o.sections ?? []).filter(s => s !== '')
-  const fixed = [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join('\n\n').length + 64
+  const fixed =
+    [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join(
+      '\n\n'
+    ).length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
   const text = raw ? fitText(raw, Math.max(0, limit - fixed - 2000)) : head ? '' : '_The agent finished without a final message._'
   const logBudget = limit - fixed - text.length
-  const log = o.commands.length
-    ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll))
-    : '_No commands were run._'
+  const log = o.commands.length ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll)) : '_No commands were run._'
   // The agent's text comes after the headline and before everything else the harness writes.
-  return [withMarker(meta), head, meta.note, text, changes, ...sections, log, problems, foot].filter(s => s !== undefined && s !== '').join('\n\n')
+  return [withMarker(meta), head, meta.note, text, changes, ...sections, log, problems, foot]
+    .filter(s => s !== undefined && s !== '')
+    .join('\n\n')
 }
 
 const withMarker = (meta: ReportMeta): string => (meta.marker ? `${MARKER}\n${meta.marker}` : MARKER)
@@ -314,6 +318,12 @@ export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): 
     const keep = lines.slice(-200)
     shown = [`*… ${lines.length - keep.length} earlier commands*`, ...keep]
   }
-  const body = [withMarker(meta), ...(meta.note ? [meta.note] : []), status, shown.length ? shown.join('\n') : '_Starting…_', footer(o, meta)].join('\n\n')
+  const body = [
+    withMarker(meta),
+    ...(meta.note ? [meta.note] : []),
+    status,
+    shown.length ? shown.join('\n') : '_Starting…_',
+    footer(o, meta)
+  ].join('\n\n')
   return body.length <= COMMENT_LIMIT ? body : body.slice(0, COMMENT_LIMIT)
 }

@@ -157,7 +157,8 @@ export function startAgent(ctx: AgentContext): AgentRun {
             rec.info.sandbox = `${sb.note}; WARNING: ${stop.detail ?? 'processes not verified gone'}`
           }
           const back = await bringBack(sb, workspace, process.env.PATH)
-          if (back.files) out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
+          if (back.files)
+            out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
           for (const p of back.problems) out.warn(`Sandbox: ${p}`)
           for (const p of await sb.release()) out.warn(`Sandbox: ${p}`)
           return true
@@ -165,7 +166,10 @@ export function startAgent(ctx: AgentContext): AgentRun {
         budget,
         false
       )
-      if (!done) out.warn(`Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report (the post step finishes it).`)
+      if (!done)
+        out.warn(
+          `Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report (the post step finishes it).`
+        )
     } catch (error) {
       out.warn(`Sandbox: ${messageOf(error)}`)
     }

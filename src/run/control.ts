@@ -91,11 +91,14 @@ export class RunControl {
     const timeoutMs = timeoutMinutes * 60_000
     this.hardEnd = startedAt + timeoutMs
     this.deadline = this.hardEnd - reportReserveMs(timeoutMs)
-    this.deadlineTimer = setTimeout(() => {
-      if (this.signal.aborted) return
-      this.out.log(`The time limit (timeout-minutes: ${timeoutMinutes}) is reached: stopping the agent and writing the report.`)
-      this.stop('timeout')
-    }, clampDelay(this.deadline - Date.now()))
+    this.deadlineTimer = setTimeout(
+      () => {
+        if (this.signal.aborted) return
+        this.out.log(`The time limit (timeout-minutes: ${timeoutMinutes}) is reached: stopping the agent and writing the report.`)
+        this.stop('timeout')
+      },
+      clampDelay(this.deadline - Date.now())
+    )
     this.deadlineTimer.unref()
   }
 

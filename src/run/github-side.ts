@@ -48,7 +48,9 @@ export class GitHubSide {
   }
 
   getOctokit(): Promise<Octokit> {
-    return (this.octokit ??= this.loadGitHub().then(gh => gh.createOctokit(this.token, this.out.warn, { writeSpacingMs: this.writeIntervalMs })))
+    return (this.octokit ??= this.loadGitHub().then(gh =>
+      gh.createOctokit(this.token, this.out.warn, { writeSpacingMs: this.writeIntervalMs })
+    ))
   }
 
   /** Whether the people behind the task may start a run (fails closed). */

@@ -67,5 +67,8 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
     log: out.log,
     warn: out.warn
   }).catch((e: unknown): ChangesReport => ({ kind: 'failed', why: messageOf(e) }))
-  return within(work, budget, { kind: 'failed', why: `no time was left to hand the changes back (${Math.round(budget / 1000)} s)` } as ChangesReport)
+  return within(work, budget, {
+    kind: 'failed',
+    why: `no time was left to hand the changes back (${Math.round(budget / 1000)} s)`
+  } as ChangesReport)
 }

@@ -45,7 +45,9 @@ export class Recorder {
   /** The run as it stands, with a command still running shown as stopped. */
   snapshot(why: string): RunResult {
     const { running } = this
-    const commands = running ? [...this.live.commands, stoppedRecord(running.command, Date.now() - running.since, why)] : [...this.live.commands]
+    const commands = running
+      ? [...this.live.commands, stoppedRecord(running.command, Date.now() - running.since, why)]
+      : [...this.live.commands]
     return { ...this.live, exitReason: 'error', commands, messages: this.messages }
   }
 
@@ -77,10 +79,14 @@ export class Recorder {
       this.running = undefined
       live.commands.push(e.record)
       const r = e.record
-      out.log(`  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`)
+      out.log(
+        `  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`
+      )
     } else if (e.type === 'retry-longer') {
       this.onMaxTokens(e.maxTokens)
-      out.log(`Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`)
+      out.log(
+        `Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`
+      )
     } else {
       out.warn(e.message)
     }

@@ -28,7 +28,10 @@ export interface ExecResult {
 class RemoteCommand extends EventEmitter implements Launched {
   pid: number | undefined
   readonly stdout = new PassThrough()
-  constructor(private readonly server: ServerClient, readonly id: number) {
+  constructor(
+    private readonly server: ServerClient,
+    readonly id: number
+  ) {
     super()
   }
   kill(): void {
@@ -49,7 +52,10 @@ export class ServerClient {
   /** resolves when the server's process tree has exited */
   readonly closed: Promise<number | null>
 
-  constructor(private readonly child: ChildProcess, config: ServerConfig) {
+  constructor(
+    private readonly child: ChildProcess,
+    config: ServerConfig
+  ) {
     let onReady: (r: Ready) => void = () => undefined
     let onFail: (e: Error) => void = () => undefined
     this.ready = new Promise<Ready>((res, rej) => {
@@ -160,7 +166,11 @@ export class ServerClient {
   async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
     const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') })
     if (r.error !== undefined) return { code: null, stdout: Buffer.alloc(0), stderr: String(r.error) }
-    return { code: (r.code as number | null) ?? null, stdout: Buffer.from(String(r.stdout ?? ''), 'base64'), stderr: String(r.stderr ?? '') }
+    return {
+      code: (r.code as number | null) ?? null,
+      stdout: Buffer.from(String(r.stdout ?? ''), 'base64'),
+      stderr: String(r.stderr ?? '')
+    }
   }
 
   async stop(): Promise<{ ok: boolean; detail?: string }> {

@@ -344,7 +344,7 @@ function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: stri
     } else if (hasUserinfo(value)) {
       for (const m of value.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
       const clean = value.replace(URL_USERINFO, '$1')
-      const indent = start === e.lineStart ? /^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t' : ''
+      const indent = start === e.lineStart ? (/^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t') : ''
       const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
       f.cuts.push({ start, end, put: `${indent}${e.name} = ${quoteValue(clean)}${newline}` })
       f.what.push(`the user and password in ${e.key}`)
@@ -444,7 +444,9 @@ async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
   const out: Scan = { files: [], secrets: [], notes: [] }
   if (found.truncated) {
-    out.notes.push(`the workspace is larger than ${MAX_WALK_ENTRIES} entries or ${MAX_WALK_DEPTH} folders deep; repositories beyond were not searched`)
+    out.notes.push(
+      `the workspace is larger than ${MAX_WALK_ENTRIES} entries or ${MAX_WALK_DEPTH} folders deep; repositories beyond were not searched`
+    )
   }
   const home = homeFiles(o.home)
   const stores = new Set<string>()
@@ -491,7 +493,9 @@ async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
     done.add(real)
     const r = readSmallFile(real)
     if (!r) continue
-    const f = stores.has(real) ? findInBrokenFile(r.bytes, 'a credential store') : findInConfig(r.bytes, real, hasCredentials, inWorkspace(real))
+    const f = stores.has(real)
+      ? findInBrokenFile(r.bytes, 'a credential store')
+      : findInConfig(r.bytes, real, hasCredentials, inWorkspace(real))
     queue.push(...f.includes)
     out.secrets.push(...f.secrets)
     if (f.cuts.length === 0) continue
@@ -556,7 +560,8 @@ export async function removeCredentials(root: string, redactor: Redactor, log?: 
       problems.push(`${f.path}: ${(e as Error).message}`)
     }
   }
-  if (s.files.length > 0) log?.(`Git credentials removed from the working copy (${s.files.filter(f => isInside(f.path, rootReal)).length} files).`)
+  if (s.files.length > 0)
+    log?.(`Git credentials removed from the working copy (${s.files.filter(f => isInside(f.path, rootReal)).length} files).`)
   return problems
 }
 
@@ -765,7 +770,9 @@ export async function hideCredentials(
     } catch (e) {
       // still taken out (fail closed): this step puts them back; only a kill would leave them removed
       saved = false
-      log(`Git credentials: the original configs could not be saved for the post step (${(e as Error).message}); if this step is killed, they stay removed.`)
+      log(
+        `Git credentials: the original configs could not be saved for the post step (${(e as Error).message}); if this step is killed, they stay removed.`
+      )
     }
   }
   const problems: string[] = []
@@ -818,7 +825,9 @@ function putBack(files: HiddenFile[], log: Log): string[] {
     }
   }
   if (discarded.length > 0) {
-    log(`Git credentials: ${discarded.join(', ')} changed during the run; the original file is back and the agent's edits to it are discarded.`)
+    log(
+      `Git credentials: ${discarded.join(', ')} changed during the run; the original file is back and the agent's edits to it are discarded.`
+    )
   }
   if (problems.length === 0) log(`Git credentials put back in ${files.map(f => f.path).join(', ')}.`)
   return problems
@@ -840,7 +849,11 @@ export async function restoreFromState(ref: string, log: Log = () => undefined, 
   }
   if (!saved) return []
   if (redactor) teach(redactor, saved.secrets)
-  const files: HiddenFile[] = saved.files.map(f => ({ ...f, original: Buffer.from(f.original, 'base64'), stripped: Buffer.from(f.stripped, 'base64') }))
+  const files: HiddenFile[] = saved.files.map(f => ({
+    ...f,
+    original: Buffer.from(f.original, 'base64'),
+    stripped: Buffer.from(f.stripped, 'base64')
+  }))
   const problems = putBack(files, log)
   if (problems.length === 0) removeState(ref)
   return problems

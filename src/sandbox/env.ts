@@ -8,14 +8,53 @@ import { credentialsIn, isSecretName, MIN_SECRET_LENGTH, Redactor } from '../rep
 /** Harmless names passed as they are (when their value holds no known secret). */
 export const BUILTIN_NAMES: readonly string[] = [
   // the shell and the locale
-  'PATH', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'COLORTERM', 'NO_COLOR', 'SHELL', 'HOSTNAME', 'CI', 'DEBIAN_FRONTEND',
+  'PATH',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'SHELL',
+  'HOSTNAME',
+  'CI',
+  'DEBIAN_FRONTEND',
   // the run's context, as GitHub documents it (none of them is a secret or a path the runner writes)
-  'GITHUB_ACTIONS', 'GITHUB_ACTOR', 'GITHUB_ACTOR_ID', 'GITHUB_TRIGGERING_ACTOR', 'GITHUB_API_URL', 'GITHUB_GRAPHQL_URL',
-  'GITHUB_SERVER_URL', 'GITHUB_BASE_REF', 'GITHUB_HEAD_REF', 'GITHUB_EVENT_NAME', 'GITHUB_JOB', 'GITHUB_REF',
-  'GITHUB_REF_NAME', 'GITHUB_REF_PROTECTED', 'GITHUB_REF_TYPE', 'GITHUB_REPOSITORY', 'GITHUB_REPOSITORY_ID',
-  'GITHUB_REPOSITORY_OWNER', 'GITHUB_REPOSITORY_OWNER_ID', 'GITHUB_RETENTION_DAYS', 'GITHUB_RUN_ATTEMPT', 'GITHUB_RUN_ID',
-  'GITHUB_RUN_NUMBER', 'GITHUB_SHA', 'GITHUB_WORKFLOW', 'GITHUB_WORKFLOW_REF', 'GITHUB_WORKFLOW_SHA', 'GITHUB_WORKSPACE',
-  'RUNNER_OS', 'RUNNER_ARCH', 'RUNNER_NAME', 'RUNNER_ENVIRONMENT', 'RUNNER_DEBUG', 'ImageOS', 'ImageVersion'
+  'GITHUB_ACTIONS',
+  'GITHUB_ACTOR',
+  'GITHUB_ACTOR_ID',
+  'GITHUB_TRIGGERING_ACTOR',
+  'GITHUB_API_URL',
+  'GITHUB_GRAPHQL_URL',
+  'GITHUB_SERVER_URL',
+  'GITHUB_BASE_REF',
+  'GITHUB_HEAD_REF',
+  'GITHUB_EVENT_NAME',
+  'GITHUB_JOB',
+  'GITHUB_REF',
+  'GITHUB_REF_NAME',
+  'GITHUB_REF_PROTECTED',
+  'GITHUB_REF_TYPE',
+  'GITHUB_REPOSITORY',
+  'GITHUB_REPOSITORY_ID',
+  'GITHUB_REPOSITORY_OWNER',
+  'GITHUB_REPOSITORY_OWNER_ID',
+  'GITHUB_RETENTION_DAYS',
+  'GITHUB_RUN_ATTEMPT',
+  'GITHUB_RUN_ID',
+  'GITHUB_RUN_NUMBER',
+  'GITHUB_SHA',
+  'GITHUB_WORKFLOW',
+  'GITHUB_WORKFLOW_REF',
+  'GITHUB_WORKFLOW_SHA',
+  'GITHUB_WORKSPACE',
+  'RUNNER_OS',
+  'RUNNER_ARCH',
+  'RUNNER_NAME',
+  'RUNNER_ENVIRONMENT',
+  'RUNNER_DEBUG',
+  'ImageOS',
+  'ImageVersion'
 ]
 
 /** Prefixes of harmless names. */
@@ -28,9 +67,23 @@ export const BUILTIN_PREFIXES: readonly string[] = ['LC_']
  * like a credential.
  */
 export const LOCATION_NAMES: readonly string[] = [
-  'GOROOT', 'GOPATH', 'GOBIN', 'CONDA', 'NVM_DIR', 'PIPX_BIN_DIR', 'AGENT_TOOLSDIRECTORY', 'RUNNER_TOOL_CACHE',
-  'HOMEBREW_PREFIX', 'HOMEBREW_CELLAR', 'HOMEBREW_REPOSITORY', 'pythonLocation', 'PKG_CONFIG_PATH',
-  'CHROMEWEBDRIVER', 'EDGEWEBDRIVER', 'GECKOWEBDRIVER', 'SELENIUM_JAR_PATH'
+  'GOROOT',
+  'GOPATH',
+  'GOBIN',
+  'CONDA',
+  'NVM_DIR',
+  'PIPX_BIN_DIR',
+  'AGENT_TOOLSDIRECTORY',
+  'RUNNER_TOOL_CACHE',
+  'HOMEBREW_PREFIX',
+  'HOMEBREW_CELLAR',
+  'HOMEBREW_REPOSITORY',
+  'pythonLocation',
+  'PKG_CONFIG_PATH',
+  'CHROMEWEBDRIVER',
+  'EDGEWEBDRIVER',
+  'GECKOWEBDRIVER',
+  'SELENIUM_JAR_PATH'
 ]
 const LOCATION_NAME = /(?:_HOME|_ROOT|_ROOT_DIR)$|^JAVA_HOME_\w+$/
 
@@ -43,12 +96,29 @@ const LOCATION_NAME = /(?:_HOME|_ROOT|_ROOT_DIR)$|^JAVA_HOME_\w+$/
  */
 const NEVER_PREFIXES = ['INPUT_', 'ACTIONS_', 'ANTHROPIC_', 'STATE_']
 const NEVER_NAMES = new Set([
-  'GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STATE', 'GITHUB_STEP_SUMMARY',
-  'GITHUB_EVENT_PATH', 'GITHUB_ACTION_PATH', 'RUNNER_TEMP', 'BASH_AGENT_RUN',
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_OUTPUT',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
+  'GITHUB_EVENT_PATH',
+  'GITHUB_ACTION_PATH',
+  'RUNNER_TEMP',
+  'BASH_AGENT_RUN',
   // access without a secret of their own: an SSH agent, programs git or ssh ask for passwords
-  'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'GPG_AGENT_INFO',
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GIT_ASKPASS',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'GPG_AGENT_INFO',
   // set below from the sandbox user
-  'HOME', 'USER', 'LOGNAME', 'TMPDIR'
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'TMPDIR'
 ])
 
 const normal = (name: string) => name.replace(/-/g, '_').toUpperCase()
@@ -189,7 +259,12 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
       continue
     }
     // XDG_*_HOME are the runner user's session folders, not toolchains
-    if ((LOCATION_NAMES.includes(name) || LOCATION_NAME.test(name)) && !name.startsWith('XDG_') && !isSecretName(name) && isLocation(value)) {
+    if (
+      (LOCATION_NAMES.includes(name) || LOCATION_NAME.test(name)) &&
+      !name.startsWith('XDG_') &&
+      !isSecretName(name) &&
+      isLocation(value)
+    ) {
       if (!o.redactor.contains(value) && !holdsForbidden(value)) out[name] = value
     }
   }

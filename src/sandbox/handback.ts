@@ -13,12 +13,24 @@ import { findProgram, realpathOr } from './privilege'
 const SAFE = ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', '-c', 'safe.directory=*', '-c', 'core.pager=cat']
 
 /** Apply the agent's changes to `workspace`; returns problems (empty when all went well or nothing changed). */
-export async function handBack(sandbox: Sandbox, workspace: string, envPath: string | undefined): Promise<{ files: number; problems: string[] }> {
+export async function handBack(
+  sandbox: Sandbox,
+  workspace: string,
+  envPath: string | undefined
+): Promise<{ files: number; problems: string[] }> {
   if (sandbox.mode !== 'user') return { files: 0, problems: [] }
-  if (!sandbox.startTree) return { files: 0, problems: ['the copy\'s starting state is unknown: the agent\'s changes were not applied to the workspace'] }
+  if (!sandbox.startTree)
+    return { files: 0, problems: ["the copy's starting state is unknown: the agent's changes were not applied to the workspace"] }
   // a git directory of our own (random name, made now): none of the copy's config, hooks or info/ is read
   const gitDir = path.join(sandbox.env.TMPDIR ?? path.dirname(sandbox.workdir), `handback-${randomBytes(12).toString('hex')}`)
-  const base = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: '/nonexistent', LANG: 'C', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1' }
+  const base = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: '/nonexistent',
+    LANG: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1'
+  }
   const made = await sandbox.exec('git', [...SAFE, 'init', '-q', '--bare', '--template=', gitDir], { env: base })
   if (made.code !== 0) return { files: 0, problems: [`the agent's changes could not be collected: ${made.stderr.split('\n')[0]}`] }
   const env = {
@@ -34,15 +46,19 @@ export async function handBack(sandbox: Sandbox, workspace: string, envPath: str
   if (add.code !== 0) return { files: 0, problems: [`the agent's changes could not be collected: ${add.stderr.split('\n')[0]}`] }
   const tree = await git(['write-tree'])
   const newTree = tree.stdout.toString().trim()
-  if (tree.code !== 0 || !newTree) return { files: 0, problems: [`the agent's changes could not be collected: ${tree.stderr.split('\n')[0]}`] }
+  if (tree.code !== 0 || !newTree)
+    return { files: 0, problems: [`the agent's changes could not be collected: ${tree.stderr.split('\n')[0]}`] }
   if (newTree === sandbox.startTree) return { files: 0, problems: [] }
   const diff = await git(['diff', '--binary', '--full-index', '--no-ext-diff', '--no-textconv', '--no-renames', sandbox.startTree, newTree])
   if (diff.code !== 0) return { files: 0, problems: [`the agent's changes could not be computed: ${diff.stderr.split('\n')[0]}`] }
   const files = (diff.stdout.toString('latin1').match(/^diff --git /gm) ?? []).length
   const gitBin = findProgram('git', envPath, realpathOr(workspace))
-  if (!gitBin) return { files, problems: ['git not found: the agent\'s changes were not applied to the workspace'] }
+  if (!gitBin) return { files, problems: ["git not found: the agent's changes were not applied to the workspace"] }
   const applied = await run(gitBin, [...SAFE, 'apply', '--binary', '--whitespace=nowarn', '-'], workspace, diff.stdout)
-  return { files, problems: applied.code === 0 ? [] : [`the agent's changes could not be applied to the workspace: ${applied.stderr.split('\n')[0]}`] }
+  return {
+    files,
+    problems: applied.code === 0 ? [] : [`the agent's changes could not be applied to the workspace: ${applied.stderr.split('\n')[0]}`]
+  }
 }
 
 function run(file: string, args: string[], cwd: string, input: Buffer): Promise<{ code: number | null; stderr: string }> {

@@ -61,7 +61,11 @@ export interface Sandbox {
   /** run one command; never throws, as runBash */
   run(command: string, opts: RunOptions): Promise<CommandRecord>
   /** one program as the sandbox user inside the containment, no shell */
-  exec(file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
+  exec(
+    file: string,
+    args: string[],
+    opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }
+  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
   /** kill every process of the run's commands and verify none is left */
   stopProcesses(): Promise<{ ok: boolean; detail?: string }>
   /** remove the copy, end the server, put back what was changed; returns problems */
@@ -151,17 +155,33 @@ function nsMembers(ns: string): number[] {
 /** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir`. Resolves with its problems. */
 function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
   const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
-  const argv = asRootArgv(priv, [state.node, '-e', RECOVER_SOURCE, state.ns ?? '', isRunDir(state.runDir) ? state.runDir : '', state.rm, state.key])
+  const argv = asRootArgv(priv, [
+    state.node,
+    '-e',
+    RECOVER_SOURCE,
+    state.ns ?? '',
+    isRunDir(state.runDir) ? state.runDir : '',
+    state.rm,
+    state.key
+  ])
   return new Promise(resolve => {
     let out = ''
     let timer: NodeJS.Timeout | undefined
     try {
       // its own session: it goes on (and the post step finishes it) if we must stop waiting
-      const c = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' } })
+      const c = spawn(argv[0], argv.slice(1), {
+        cwd: '/',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true,
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' }
+      })
       timer = setTimeout(() => {
         c.unref()
         c.stdout?.destroy()
-        resolve({ done: false, problems: [`removing the run folder takes longer than ${Math.round(maxMs / 1000)} s; it goes on, and the post step finishes it`] })
+        resolve({
+          done: false,
+          problems: [`removing the run folder takes longer than ${Math.round(maxMs / 1000)} s; it goes on, and the post step finishes it`]
+        })
       }, maxMs)
       c.stdout?.on('data', (d: Buffer) => (out += d.toString()))
       c.on('error', e => resolve({ done: false, problems: [`recovery helper: ${e.message}`] }))
@@ -233,7 +253,9 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     return startServer(argv, config, SERVER_SOURCE, key)
   }
   const baseState = (): SavedState | undefined =>
-    priv.kind === 'none' ? undefined : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
+    priv.kind === 'none'
+      ? undefined
+      : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
 
   let userWhy = ''
   if (opts.mode === 'user') {
@@ -271,7 +293,14 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
           workdir: ready.workdir,
           baseSha: git?.baseSha,
           startTree: ready.startTree,
-          env: envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], home: ready.home, user, tmpdir: ready.tmp, workdir: ready.workdir }),
+          env: envFor(opts.env, {
+            redactor: opts.redactor,
+            passEnv: opts.passEnv ?? [],
+            home: ready.home,
+            user,
+            tmpdir: ready.tmp,
+            workdir: ready.workdir
+          }),
           server,
           state: { ...state, ns: ready.ns },
           save,
@@ -295,7 +324,11 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // none: the workspace itself; the persisted git credentials are out of it while the agent runs
   let restoreCredentials = async (): Promise<string[]> => []
   try {
-    restoreCredentials = (await hideCredentials(opts.workspace, opts.redactor, opts.credentialState ?? newCredentialState(os.tmpdir()), log, { home: opts.env.HOME })).restore
+    restoreCredentials = (
+      await hideCredentials(opts.workspace, opts.redactor, opts.credentialState ?? newCredentialState(os.tmpdir()), log, {
+        home: opts.env.HOME
+      })
+    ).restore
   } catch (e) {
     log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
   }
@@ -327,7 +360,10 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     note,
     workdir: opts.workspace,
     baseSha: readWorkspaceGit(opts.workspace)?.baseSha,
-    env: { ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }), ...(namespaced ? {} : { BASH_AGENT_RUN: key }) },
+    env: {
+      ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
+      ...(namespaced ? {} : { BASH_AGENT_RUN: key })
+    },
     server,
     state: state && namespaced ? { ...state, ns } : undefined,
     save,
@@ -375,7 +411,7 @@ function makeSandbox(o: {
     (stopped ??= server.alive ? server.stop() : Promise.resolve(verifyGone()))
   /** After the server ended: no process of its namespace is alive (checked where we may look). */
   const verifyGone = (): { ok: boolean; detail?: string } => {
-    if (!o.namespaced || !o.state?.ns) return { ok: false, detail: 'the run\'s processes could not be verified gone (no PID namespace)' }
+    if (!o.namespaced || !o.state?.ns) return { ok: false, detail: "the run's processes could not be verified gone (no PID namespace)" }
     if (o.priv.kind !== 'root') return { ok: true } // checked by the recovery helper as root
     const left = nsMembers(o.state.ns)
     return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
@@ -399,13 +435,18 @@ function makeSandbox(o: {
         signal: r.signal,
         launch: (c, w) => server.start(c, w.cwd, w.env)
       }),
-    exec: (file, args, x = {}) => server.exec(file, args, { cwd: x.cwd ?? o.workdir, input: x.input, env: x.env ?? { PATH: o.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: o.env.HOME ?? '/' } }),
+    exec: (file, args, x = {}) =>
+      server.exec(file, args, {
+        cwd: x.cwd ?? o.workdir,
+        input: x.input,
+        env: x.env ?? { PATH: o.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: o.env.HOME ?? '/' }
+      }),
     stopProcesses,
     release: () =>
       (released ??= (async () => {
         const problems: string[] = []
         const stop = await stopProcesses()
-        if (!stop.ok) problems.push(stop.detail ?? 'the run\'s processes could not be verified gone')
+        if (!stop.ok) problems.push(stop.detail ?? "the run's processes could not be verified gone")
         if (!(await server.end(10_000))) problems.push('the command server did not end in time')
         if (o.restore) problems.push(...(await o.restore()))
         if (o.state) {

@@ -59,7 +59,11 @@ export function status(argv: string[], timeoutMs = 15_000): Promise<number | nul
 }
 
 /** Root, passwordless sudo, or neither (and why). `want` forces a kind (tests, fallback checks). */
-export async function findPrivilege(envPath: string | undefined, workspace: string, want: 'auto' | 'sudo' | 'unavailable' = 'auto'): Promise<Privilege> {
+export async function findPrivilege(
+  envPath: string | undefined,
+  workspace: string,
+  want: 'auto' | 'sudo' | 'unavailable' = 'auto'
+): Promise<Privilege> {
   const none: Privilege = { kind: 'none', why: 'not root and no passwordless sudo' }
   if (want === 'unavailable') return none
   if (process.platform !== 'linux') return { kind: 'none', why: `not Linux (${process.platform}): no PID namespaces` }

@@ -211,7 +211,17 @@ export function commandServer(): void {
     account = lookupUser(name)
     for (let attempt = 0; !account && attempt < 6; attempt++) {
       // another run may be creating it, or holding the passwd lock
-      await run(b.useradd, ['--no-create-home', '--home-dir', '/nonexistent', '--shell', '/bin/bash', '--user-group', '--comment', 'bash-agent action sandbox', name])
+      await run(b.useradd, [
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/bin/bash',
+        '--user-group',
+        '--comment',
+        'bash-agent action sandbox',
+        name
+      ])
       account = lookupUser(name)
       if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
     }
@@ -227,7 +237,8 @@ export function commandServer(): void {
     const runDir = cfg.runDir as string
     fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
     const parent = fs.lstatSync(pathM.dirname(runDir))
-    if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0) throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
+    if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0)
+      throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
     fs.chmodSync(pathM.dirname(runDir), 0o711)
     fs.mkdirSync(runDir, { mode: 0o700 }) // fails if it exists: never reuse a folder
     workdir = pathM.join(runDir, pathM.basename(cfg.workspace) || 'repo')
@@ -357,7 +368,10 @@ export function commandServer(): void {
         if (!found) break
         await new Promise(r => setTimeout(r, 10))
       }
-      return { ok: false, detail: 'no PID namespace here: the commands\' process trees were killed, but what detached from them could not be verified gone' }
+      return {
+        ok: false,
+        detail: "no PID namespace here: the commands' process trees were killed, but what detached from them could not be verified gone"
+      }
     }
     for (let round = 0; round < 200; round++) {
       const left = others()
@@ -466,14 +480,17 @@ export function recoverRun(): void {
   const [ns, dir, rm, key] = process.argv.slice(1)
   const problems: string[] = []
   const inNs = (): number[] =>
-    fs.readdirSync('/proc').filter(n => {
-      if (!/^\d+$/.test(n) || !ns) return false
-      try {
-        return fs.readlinkSync(`/proc/${n}/ns/pid`) === ns
-      } catch {
-        return false
-      }
-    }).map(Number)
+    fs
+      .readdirSync('/proc')
+      .filter(n => {
+        if (!/^\d+$/.test(n) || !ns) return false
+        try {
+          return fs.readlinkSync(`/proc/${n}/ns/pid`) === ns
+        } catch {
+          return false
+        }
+      })
+      .map(Number)
   // namespace inodes are reused: only a namespace whose init carries this run's key is this run's
   const ours = (pids: number[]): boolean =>
     !!key &&

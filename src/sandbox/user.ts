@@ -9,4 +9,17 @@ export const SANDBOX_USER = 'bash-agent'
 export const MAX_PROCESSES = 4096
 
 /** Groups that amount to root, or to reading what the runner reads: a sandbox user in one is refused. */
-export const POWERFUL_GROUPS = ['root', 'sudo', 'admin', 'wheel', 'adm', 'docker', 'lxd', 'libvirt', 'disk', 'shadow', 'systemd-journal', 'kvm']
+export const POWERFUL_GROUPS = [
+  'root',
+  'sudo',
+  'admin',
+  'wheel',
+  'adm',
+  'docker',
+  'lxd',
+  'libvirt',
+  'disk',
+  'shadow',
+  'systemd-journal',
+  'kvm'
+]

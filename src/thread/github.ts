@@ -63,10 +63,20 @@ const toComment = (c: RawComment): ThreadComment => ({
 /** Every comment of the thread, oldest first: the issue's comments, or the review thread's (its first comment and the replies to it). */
 export async function threadComments(octokit: Octokit, repo: Repo, thread: Thread): Promise<ThreadComment[]> {
   if (thread.kind === 'issue') {
-    const all = (await octokit.paginate(octokit.rest.issues.listComments, { ...repo, issue_number: thread.number, per_page: 100, request: ONE_RETRY })) as RawComment[]
+    const all = (await octokit.paginate(octokit.rest.issues.listComments, {
+      ...repo,
+      issue_number: thread.number,
+      per_page: 100,
+      request: ONE_RETRY
+    })) as RawComment[]
     return all.map(toComment)
   }
-  const all = (await octokit.paginate(octokit.rest.pulls.listReviewComments, { ...repo, pull_number: thread.pullNumber, per_page: 100, request: ONE_RETRY })) as RawComment[]
+  const all = (await octokit.paginate(octokit.rest.pulls.listReviewComments, {
+    ...repo,
+    pull_number: thread.pullNumber,
+    per_page: 100,
+    request: ONE_RETRY
+  })) as RawComment[]
   return all.filter(c => c.id === thread.commentId || c.in_reply_to_id === thread.commentId).map(toComment)
 }
 
@@ -82,7 +92,9 @@ export async function threadCommentsViaFetch(token: string, repo: Repo, thread: 
   const api = (apiUrl || process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '')
   const base = `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`
   let url: string | undefined =
-    thread.kind === 'issue' ? `${base}/issues/${thread.number}/comments?per_page=100` : `${base}/pulls/${thread.pullNumber}/comments?per_page=100`
+    thread.kind === 'issue'
+      ? `${base}/issues/${thread.number}/comments?per_page=100`
+      : `${base}/pulls/${thread.pullNumber}/comments?per_page=100`
   const all: RawComment[] = []
   for (let pages = 0; url && pages < 50; pages++) {
     let res: Response | undefined
@@ -118,14 +130,21 @@ export async function downloadRunArtifact(octokit: Octokit, repo: Repo, runId: n
   const fail = (why: string): Fetched => ({ ok: false, why })
   const refused = (error: unknown, what: string): Fetched => {
     const status = statusOf(error)
-    if (status === 401 || status === 403) return fail(`the github-token may not read the run's artifacts (the workflow needs \`actions: read\`)`)
+    if (status === 401 || status === 403)
+      return fail(`the github-token may not read the run's artifacts (the workflow needs \`actions: read\`)`)
     if (status === 410) return fail('it has expired')
     if (status === 404) return fail(`${what} was not found (deleted or expired)`)
-    return fail(`GitHub did not give it (${status ? `HTTP ${status}` : (error as Error)?.message ?? String(error)})`)
+    return fail(`GitHub did not give it (${status ? `HTTP ${status}` : ((error as Error)?.message ?? String(error))})`)
   }
   let artifact: { id: number; expired?: boolean } | undefined
   try {
-    const { data } = await octokit.rest.actions.listWorkflowRunArtifacts({ ...repo, run_id: runId, name, per_page: 100, request: ONE_RETRY })
+    const { data } = await octokit.rest.actions.listWorkflowRunArtifacts({
+      ...repo,
+      run_id: runId,
+      name,
+      per_page: 100,
+      request: ONE_RETRY
+    })
     artifact = data.artifacts.find(a => a.name === name)
   } catch (error) {
     return refused(error, 'the run')
@@ -165,8 +184,13 @@ export async function cancelRun(octokit: Octokit, repo: Repo, runId: number): Pr
   } catch (error) {
     const status = statusOf(error)
     if (status === 409) return { ok: false, finished: true, why: 'it has already finished' }
-    if (status === 401 || status === 403) return { ok: false, finished: false, why: 'the github-token may not cancel runs (the workflow needs `actions: write`)' }
+    if (status === 401 || status === 403)
+      return { ok: false, finished: false, why: 'the github-token may not cancel runs (the workflow needs `actions: write`)' }
     if (status === 404) return { ok: false, finished: true, why: 'it was not found' }
-    return { ok: false, finished: false, why: `GitHub refused (${status ? `HTTP ${status}` : (error as Error)?.message ?? String(error)})` }
+    return {
+      ok: false,
+      finished: false,
+      why: `GitHub refused (${status ? `HTTP ${status}` : ((error as Error)?.message ?? String(error))})`
+    }
   }
 }

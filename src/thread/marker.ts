@@ -22,7 +22,8 @@ export interface StopMarker {
   by: string
 }
 
-const RUN = /^<!-- bash-agent-run run=(\d{1,20}) attempt=(\d{1,6}) state=(running|done)(?: artifact=([A-Za-z0-9._-]{1,200}) sha256=([0-9a-f]{64}))? -->(?:\n|$)/
+const RUN =
+  /^<!-- bash-agent-run run=(\d{1,20}) attempt=(\d{1,6}) state=(running|done)(?: artifact=([A-Za-z0-9._-]{1,200}) sha256=([0-9a-f]{64}))? -->(?:\n|$)/
 const STOP = /^<!-- bash-agent-stop run=(\d{1,20}) by=([A-Za-z0-9-]{1,39}(?:\[bot\])?) -->(?:\n|$)/
 
 /** The text right after MARKER and a newline at the start of a body, where the action puts its marker. */

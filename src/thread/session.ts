@@ -74,7 +74,13 @@ export async function loadThreadHistory(o: LoadOptions): Promise<HistoryLoad> {
   const messages = fitHistory(closeUnfinished(h.messages), o.budgetTokens)
   return {
     kind: 'loaded',
-    history: { messages, model: h.model, runId: h.runId, ...(h.branch ? { branch: h.branch } : {}), ...(h.commitSha ? { commitSha: h.commitSha } : {}) }
+    history: {
+      messages,
+      model: h.model,
+      runId: h.runId,
+      ...(h.branch ? { branch: h.branch } : {}),
+      ...(h.commitSha ? { commitSha: h.commitSha } : {})
+    }
   }
 }
 

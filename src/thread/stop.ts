@@ -60,7 +60,10 @@ async function edit(o: StopOptions, id: number, body: string): Promise<void> {
 }
 
 /** The run of the action still working in the thread: the newest progress comment of ours whose marker says running. */
-export async function runningRun(o: Pick<StopOptions, 'octokit' | 'repo' | 'thread' | 'identity'>, me?: Identity): Promise<number | undefined> {
+export async function runningRun(
+  o: Pick<StopOptions, 'octokit' | 'repo' | 'thread' | 'identity'>,
+  me?: Identity
+): Promise<number | undefined> {
   const identity = me ?? o.identity ?? (await identityOf(o.octokit))
   let found: number | undefined
   for (const c of await threadComments(o.octokit, o.repo, o.thread)) {
@@ -92,7 +95,10 @@ export async function requestStop(o: StopOptions): Promise<StopOutcome> {
 }
 
 /** Who stopped run `runId`, from the newest stop marker in a comment of ours; undefined when nobody did (a plain cancel) or it cannot be read. */
-export async function whoStopped(o: Pick<StopOptions, 'octokit' | 'repo' | 'thread' | 'identity'>, runId: number): Promise<string | undefined> {
+export async function whoStopped(
+  o: Pick<StopOptions, 'octokit' | 'repo' | 'thread' | 'identity'>,
+  runId: number
+): Promise<string | undefined> {
   try {
     const identity = o.identity ?? (await identityOf(o.octokit))
     let by: string | undefined

@@ -54,7 +54,7 @@ const KILL_GRACE_MS = 5000
 const SELF_SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
 
 function findBash(envPath: string | undefined): string {
-  const dirs = (envPath ?? '').split(path.delimiter).filter((d) => d !== '')
+  const dirs = (envPath ?? '').split(path.delimiter).filter(d => d !== '')
   for (const dir of [...dirs, '/bin', '/usr/bin', '/usr/local/bin']) {
     const p = path.join(dir, 'bash')
     try {
@@ -188,7 +188,7 @@ function baseRecord(command: string): CommandRecord {
 export async function runBash(command: string, opts: BashOptions): Promise<CommandRecord> {
   const rec = baseRecord(command)
 
-  const hit = opts.blocked.find((s) => s !== '' && command.includes(s))
+  const hit = opts.blocked.find(s => s !== '' && command.includes(s))
   if (hit !== undefined) {
     return { ...rec, blocked: true, output: `Error: command refused: it contains the blocked substring "${hit}"` }
   }
@@ -200,8 +200,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     try {
       if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
     } catch (e) {
-      const why =
-        (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
+      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
       return { ...rec, error: why, output: `Error: ${why}` }
     }
   }
@@ -239,7 +238,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     return { ...rec, error: why, output: `Error: ${why}` }
   }
 
-  return new Promise<CommandRecord>((resolve) => {
+  return new Promise<CommandRecord>(resolve => {
     const stdout = child.stdout
     let done = false
     let exited = false
@@ -334,7 +333,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
       streamClosed = true
     }
 
-    child.on('error', (e) => {
+    child.on('error', e => {
       // spawn failure (no exit will follow) or a failed signal (ignored)
       if (child.pid === undefined) {
         spawnError = messageOf(e)
@@ -342,7 +341,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
       }
     })
 
-    child.on('exit', (code) => {
+    child.on('exit', code => {
       exited = true
       exitCode = code
       if (streamClosed) {
@@ -358,8 +357,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
 
 /** The text sent back to the model as the tool_result content, and whether it is an error. */
 export function toolResult(rec: CommandRecord, timeoutMs: number): { content: string; isError: boolean } {
-  const isError =
-    rec.blocked || rec.timedOut || rec.aborted === true || rec.error !== undefined || rec.exitCode !== 0
+  const isError = rec.blocked || rec.timedOut || rec.aborted === true || rec.error !== undefined || rec.exitCode !== 0
   if (rec.blocked || (rec.error !== undefined && rec.exitCode === null && !rec.timedOut && !rec.aborted)) {
     return { content: rec.output, isError }
   }

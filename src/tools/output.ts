@@ -135,7 +135,8 @@ function dropIncompleteStart(b: Buffer): Buffer {
 
 // Terminal escape sequences: CSI (7- and 8-bit), OSC, DCS/SOS/PM/APC strings, other ESC sequences.
 // eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g
+const ANSI =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
 
@@ -151,7 +152,7 @@ export function cleanText(text: string): string {
   if (s.includes('\r')) {
     s = s
       .split('\n')
-      .map((line) => {
+      .map(line => {
         if (!line.includes('\r')) return line
         const parts = line.split('\r')
         for (let i = parts.length - 1; i >= 0; i--) if (parts[i] !== '') return parts[i]
@@ -201,12 +202,7 @@ export interface FinishedOutput {
  * unrecognisable) is discarded, so no part of a secret shorter than `margin`
  * survives. Output length stays within `maxChars` plus the marker line.
  */
-export function finishOutput(
-  snap: CaptureSnapshot,
-  maxChars: number,
-  margin: number,
-  redact: (text: string) => string
-): FinishedOutput {
+export function finishOutput(snap: CaptureSnapshot, maxChars: number, margin: number, redact: (text: string) => string): FinishedOutput {
   const max = Math.max(1, Math.floor(maxChars))
   const m = Math.max(0, Math.floor(margin))
   const headChars = Math.ceil(max / 2)
