@@ -75,15 +75,13 @@ async function scenario(s: Scenario): Promise<Result> {
 const textOf = (content: any): string =>
   typeof content === 'string'
     ? content
-    : // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      content
-        .filter((b: any) => b.type === 'text')
-        .map((b: any) => b.text)
+    : content
+        .filter((b: { type: string }) => b.type === 'text')
+        .map((b: { text: string }) => b.text)
         .join('\n')
 const firstUserText = (r: RecordedRequest): string => textOf(r.body.messages[0].content)
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const systemOf = (r: RecordedRequest): string =>
-  typeof r.body.system === 'string' ? r.body.system : r.body.system.map((b: any) => b.text).join('\n')
+  typeof r.body.system === 'string' ? r.body.system : r.body.system.map((b: { text: string }) => b.text).join('\n')
 /** The tool_result blocks of the last message of request `i`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const resultsOf = (r: RecordedRequest): any[] => {

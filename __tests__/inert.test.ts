@@ -173,7 +173,10 @@ function outcomeFor(hostile: string, at: Position): Outcome {
 }
 
 /** html the harness writes; anything else is the agent's */
+/** The thread session's marker (run, attempt, state, history), written by the harness after MARKER. */
+const THREAD_MARKER = /^<!-- bash-agent-run run=\d+ attempt=\d+ state=[a-z]+(?: [a-z]+=[\w.:-]+)* -->$/
 const harnessHtml = (n: number) => (v: string) =>
+  THREAD_MARKER.test(v.trim()) ||
   [MARKER, `<details><summary>Commands (${n})</summary>`, '</details>', '<details><summary>Diff</summary>', '<sub>', '</sub>'].includes(
     v.trim()
   )
@@ -502,6 +505,9 @@ interface Run {
   results: string[]
 }
 
+/** A second key, passed to the commands with pass-env (a known secret's own value is never passed). */
+const PROBE_KEY = `sk-ant-api03-probe${randomBytes(60).toString('base64url')}AA`
+
 async function runWith(script: Reply[], body = '/agent look around'): Promise<Run> {
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY })
   const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
@@ -510,8 +516,16 @@ async function runWith(script: Reply[], body = '/agent look around'): Promise<Ru
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body }),
       githubToken: GH_TOKEN,
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none', 'blocked-commands': '' },
-      env: { GITHUB_API_URL: gh.url, ANTHROPIC_API_KEY: API_KEY },
+      // The probes can no longer read the action's environment (its commands run under a server whose
+      // environment is an allowlist), so the key reaches them the way a user would pass it: pass-env.
+      inputs: {
+        'anthropic-api-key': API_KEY,
+        'anthropic-base-url': fake.url,
+        sandbox: 'none',
+        'blocked-commands': '',
+        'pass-env': 'PROBE_KEY'
+      },
+      env: { GITHUB_API_URL: gh.url, ANTHROPIC_API_KEY: API_KEY, PROBE_KEY },
       timeoutMs: 90_000
     })
     const comments = [...gh.comments.values()]
@@ -613,7 +627,7 @@ describe('end to end: hostile commands, output and final text', () => {
 
 describe('end to end: a secret printed in pieces, reversed and in hex (sandbox none)', () => {
   let r: Run
-  const key = `tr '\\0' '\\n' < /proc/$PPID/environ | sed -n 's/^ANTHROPIC_API_KEY=//p' | head -n 1`
+  const key = `printf '%s' "$PROBE_KEY"`
   const probes = [
     `k=$(${key}); echo FIRST; echo "\${k:0:50}"`,
     `k=$(${key}); echo SECOND; echo "\${k:50}"`,

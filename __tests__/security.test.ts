@@ -426,7 +426,8 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
   test('secrets the runner user can read (a step script in RUNNER_TEMP) are redacted in none mode', () => {
     const out = r('runner_files')
     expect(leaksIn(out)).toEqual([])
-    if (!inUser) {
+    // The step script is found through RUNNER_TEMP, which commands no longer get; where a probe still finds it, it is redacted.
+    if (!inUser && /^MY_DEPLOY_PASSWORD=/m.test(out)) {
       expect(out).toMatch(/^MY_DEPLOY_PASSWORD=\*\*\*$/m)
       expect(out).toMatch(/^INPUT_ANTHROPIC-API-KEY=\*\*\*$/m)
       expect(out).toMatch(/^GITHUB_TOKEN=\*\*\*$/m)
@@ -475,13 +476,15 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
   test('base64 of the secrets (alone, wrapped, shifted, base64url) is redacted', () => {
     const out = r('base64') + r('base64_environ')
     expect(leaksIn(out)).toEqual([])
-    if (!inUser) expect(out).toContain('***')
+    // In none mode the probes read the secrets from the commands' parent, whose environment is now an allowlist:
+    // where one is still printed it is redacted, and leaksIn above finds none in any form.
+    if (!inUser && out.includes('=')) expect(out).toContain('***')
   })
 
   test('URL- and form-encoded secrets are redacted', () => {
     const out = r('url_encoded')
     expect(leaksIn(out)).toEqual([])
-    if (!inUser) expect(out.split('\n').filter(l => l.includes('***')).length).toBeGreaterThanOrEqual(3)
+    if (!inUser && out.includes('%')) expect(out.split('\n').filter(l => l.includes('***')).length).toBeGreaterThanOrEqual(3)
   })
 
   test('base64 of x-access-token:TOKEN is redacted', () => {

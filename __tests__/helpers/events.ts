@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Payload = any
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 interface Definition {
   name: string
   actions: string[]
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   examples: any[]
 }
 

@@ -134,8 +134,8 @@ function dropIncompleteStart(b: Buffer): Buffer {
 }
 
 // Terminal escape sequences: CSI (7- and 8-bit), OSC, DCS/SOS/PM/APC strings, other ESC sequences.
-// eslint-disable-next-line no-control-regex
 const ANSI =
+  // eslint-disable-next-line no-control-regex
   /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)|\x1b[ -/]*[0-~]/g
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
