@@ -3,7 +3,7 @@
 // The end-to-end attacks through dist/ are in contain.test.ts and security.test.ts.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -175,6 +175,50 @@ describe('user mode', () => {
       expect(existsSync(path.dirname(s.workdir))).toBe(false)
     }
   )
+
+  withPrivilege(
+    "the copy shares the workspace's blocks (an overlay; the hand-over copies no data); the agent's edits stay in its copy",
+    async () => {
+      const { workspace } = repo()
+      writeFileSync(path.join(workspace, '.gitignore'), 'big/\n')
+      git(workspace, 'add', '.gitignore')
+      git(workspace, 'commit', '-qm', 'ignore')
+      mkdirSync(path.join(workspace, 'big'))
+      const blob = randomBytes(32 * 1024 * 1024)
+      writeFileSync(path.join(workspace, 'big', 'blob.bin'), blob)
+      const o = options({ workspace })
+      const s = await prepare(o)
+      expect(o.logs.join('\n')).toContain('an overlay on the workspace, which stays read-only')
+      // what the run folder holds on disk, read from outside the namespace: far less than the 32 MiB file
+      const du = spawnSync(isRoot ? 'du' : 'sudo', [...(isRoot ? [] : ['-n', 'du']), '-s', '-x', '-B1', path.dirname(s.workdir)])
+      expect(Number(du.stdout.toString().split('\t')[0])).toBeLessThan(8 * 1024 * 1024)
+      const r = await sh(
+        s,
+        'sha256sum big/blob.bin | cut -c1-64; echo more >> big/blob.bin; stat -c "%s %U" big/blob.bin; findmnt -n -o FSTYPE -T .'
+      )
+      expect(r.output.split('\n')).toEqual([createHash('sha256').update(blob).digest('hex'), `${blob.length + 5} bash-agent`, 'overlay'])
+      expect(readFileSync(path.join(workspace, 'big', 'blob.bin')).equals(blob)).toBe(true)
+      expect(await release(s)).toEqual([])
+      expect(existsSync(path.dirname(s.workdir))).toBe(false)
+    }
+  )
+
+  withPrivilege('where no overlay can be mounted (a path the mount options cannot hold), the files are copied instead', async () => {
+    const { workspace: made } = repo()
+    const workspace = path.join(path.dirname(made), 'a,b')
+    execFileSync('mv', [made, workspace])
+    writeFileSync(path.join(workspace, 'untracked.txt'), 'u\n')
+    const o = options({ workspace })
+    const s = await prepare(o)
+    expect(o.logs.join('\n')).toContain('(copied files)')
+    const r = await sh(
+      s,
+      'cat README.md untracked.txt; echo x >> README.md; git status --short; findmnt -n -o FSTYPE -T . | grep -c overlay'
+    )
+    expect(r.output).toBe('# repo\nu\n M README.md\n?? untracked.txt\n0')
+    expect(readFileSync(path.join(workspace, 'README.md'), 'utf8')).toBe('# repo\n')
+    expect(await release(s)).toEqual([])
+  })
 
   withPrivilege('stopProcesses kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {
     const { workspace } = repo()

@@ -272,7 +272,7 @@ async function sandboxFigures() {
       ok ? 's' : '',
       '< 30 s',
       ok && ms < 30_000,
-      `cp -a --reflink=auto + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`
+      `an overlay on the workspace (metacopy: the hand-over copies no data; cp -a --reflink=auto where no overlay can be mounted) + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`
     )
   } finally {
     rmSync(ws, { recursive: true, force: true })

@@ -16,6 +16,8 @@ export interface Ready {
   uid?: number
   gid?: number
   copyProblem?: string
+  /** how the copy was made (user mode) */
+  kind?: 'overlay' | 'copy'
 }
 
 export interface ExecResult {

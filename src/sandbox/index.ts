@@ -25,7 +25,8 @@ import { runBash } from '../tools/bash'
 import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
-import { commandServer, recoverRun, type ServerConfig } from './server'
+import type { ServerConfig } from './server'
+import { RECOVER_SOURCE, SERVER_SOURCE } from './server-source'
 import { startServer, type ServerClient } from './client'
 import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, unshareArgs, type Privilege } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
@@ -107,8 +108,6 @@ interface SavedState {
   key: string
 }
 
-const SERVER_SOURCE = `(${commandServer.toString()})()`
-const RECOVER_SOURCE = `(${recoverRun.toString()})()`
 /** How long set-up may take before the sandbox counts as unavailable (a huge workspace copy). */
 const SETUP_MAX_MS = 10 * 60_000
 
@@ -230,7 +229,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
-  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare']) {
+  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod']) {
     const p = find(name)
     if (p) bins[name] = p
   }
@@ -285,7 +284,10 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
         const ready = await withTimeout(server.ready, SETUP_MAX_MS)
         save(JSON.stringify({ ...state, ns: ready.ns }))
         const user = opts.user ?? SANDBOX_USER
-        log(`Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace, ${ready.workdir}.`)
+        const how = ready.kind === 'overlay' ? 'an overlay on the workspace, which stays read-only' : 'copied files'
+        log(
+          `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace (${how}), ${ready.workdir}.`
+        )
         if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
         return makeSandbox({
           mode: 'user',

@@ -45,7 +45,24 @@ export interface ServerConfig {
   bins: Record<string, string>
 }
 
-export function commandServer(): void {
+/** What the set-up functions (server-setup.ts) get: Node's modules, the server's runners, and each other. */
+export interface ServerTools {
+  fs: typeof import('node:fs')
+  pathM: typeof import('node:path')
+  run: (
+    file: string,
+    args: string[],
+    o?: { cwd?: string; env?: Record<string, string>; input?: Buffer; ids?: { uid: number; gid: number } }
+  ) => Promise<{ code: number | null; stdout: Buffer; stderr: string }>
+  must: (what: string, file: string, args: string[], o?: { cwd?: string; env?: Record<string, string> }) => Promise<Buffer>
+  quietEnv: Record<string, string>
+  lib: ServerLib
+}
+
+export type ServerLib = typeof import('./server-setup')
+
+/** `lib`: the set-up functions, given as source next to this one's (server-source.ts). */
+export function commandServer(lib: ServerLib): void {
   const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const pathM = process.getBuiltinModule('node:path') as typeof import('node:path')
@@ -101,21 +118,6 @@ export function commandServer(): void {
     return r.stdout
   }
 
-  const lookupUser = (name: string): { uid: number; gid: number } | undefined => {
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const f = line.split(':')
-      if (f[0] === name && f.length >= 7) return { uid: Number(f[2]), gid: Number(f[3]) }
-    }
-    return undefined
-  }
-  const groupsOf = (name: string, gid: number): string[] =>
-    fs
-      .readFileSync('/etc/group', 'utf8')
-      .split('\n')
-      .map(l => l.split(':'))
-      .filter(f => f.length >= 4 && (Number(f[2]) === gid || f[3].split(',').includes(name)))
-      .map(f => f[0])
-
   /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
   const others = (): number[] => {
     const list: number[] = []
@@ -134,67 +136,13 @@ export function commandServer(): void {
     return list
   }
 
-  /** A git config's text without credentials: no extraheader entries, no include sections, no user information in URLs. */
-  const sanitize = (text: string): string => {
-    const out: string[] = []
-    let skipping = false
-    for (const line of text.split('\n')) {
-      const t = line.trim()
-      if (t.startsWith('[')) skipping = /^\[\s*include(if)?\b/i.test(t)
-      if (skipping) continue
-      if (/^extraheader\s*=/i.test(t)) continue
-      out.push(line.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1'))
-    }
-    return out.join('\n')
-  }
-  /** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs sanitized. */
-  const stripNested = (root: string): void => {
-    const stack = [root]
-    while (stack.length) {
-      const dir = stack.pop() as string
-      let names: string[]
-      try {
-        names = fs.readdirSync(dir)
-      } catch {
-        continue
-      }
-      for (const name of names) {
-        const p = pathM.join(dir, name)
-        let st: import('node:fs').Stats
-        try {
-          st = fs.lstatSync(p)
-        } catch {
-          continue
-        }
-        if (!st.isDirectory()) continue
-        if (name === '.git') {
-          const configs: string[] = []
-          const walk = (d: string, depth: number) => {
-            for (const n of fs.readdirSync(d)) {
-              const q = pathM.join(d, n)
-              const qs = fs.lstatSync(q)
-              if (qs.isFile() && (n === 'config' || n === 'config.worktree')) configs.push(q)
-              else if (qs.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'].includes(n)) walk(q, depth + 1)
-            }
-          }
-          walk(p, 0)
-          for (const c of configs) fs.writeFileSync(c, sanitize(fs.readFileSync(c, 'utf8')))
-        } else stack.push(p)
-      }
-    }
-  }
-
+  const tools: ServerTools = { fs, pathM, run, must, quietEnv, lib }
   let cfg: ServerConfig
   let account: { uid: number; gid: number } | undefined
   let workdir = ''
-  let home = ''
-  let tmp = ''
-  let startTree = ''
-  let copyProblem: string | undefined
   const children = new Map<number, Child>()
 
   const setUp = async (): Promise<Record<string, unknown>> => {
-    const b = cfg.bins
     if (cfg.mode === 'none') {
       if (cfg.dropTo) {
         // the runner user keeps its groups (docker...), as outside the sandbox
@@ -203,104 +151,18 @@ export function commandServer(): void {
         p.setgid(cfg.dropTo.gid)
         p.setuid(cfg.dropTo.uid)
       }
-      return { workdir: cfg.workspace }
+      workdir = cfg.workspace
+      return { workdir }
     }
-    // --- the sandbox user: created when missing, refused when it could reach root
-    const name = cfg.user as string
-    if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name "${name}"`)
-    account = lookupUser(name)
-    for (let attempt = 0; !account && attempt < 6; attempt++) {
-      // another run may be creating it, or holding the passwd lock
-      await run(b.useradd, [
-        '--no-create-home',
-        '--home-dir',
-        '/nonexistent',
-        '--shell',
-        '/bin/bash',
-        '--user-group',
-        '--comment',
-        'bash-agent action sandbox',
-        name
-      ])
-      account = lookupUser(name)
-      if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
-    }
-    if (!account) throw new Error(`could not create the user ${name}`)
-    if (account.uid === 0 || account.gid === 0) throw new Error(`the user ${name} has root's uid or gid`)
-    const powerful = groupsOf(name, account.gid).filter(g => (cfg.powerfulGroups ?? []).includes(g))
-    if (powerful.length) throw new Error(`the user ${name} is in the group ${powerful.join(', ')}`)
-    if (b.sudo) {
-      const l = await run(b.sudo, ['-n', '-l', '-U', name])
-      if (/may run the following commands/i.test(l.stdout.toString())) throw new Error(`the user ${name} may use sudo`)
-    }
-    // --- the copy, built where only root can reach it, handed over when complete
-    const runDir = cfg.runDir as string
-    fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
-    const parent = fs.lstatSync(pathM.dirname(runDir))
-    if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0)
-      throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
-    fs.chmodSync(pathM.dirname(runDir), 0o711)
-    fs.mkdirSync(runDir, { mode: 0o700 }) // fails if it exists: never reuse a folder
-    workdir = pathM.join(runDir, pathM.basename(cfg.workspace) || 'repo')
-    home = pathM.join(runDir, 'home')
-    tmp = pathM.join(runDir, 'tmp')
-    for (const d of [workdir, home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
-    const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
-    if (entries.length) {
-      // GNU cp: never follows symlinks in the source (-a implies -P); blocks shared where the file system can
-      const c = await run(b.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
-      // files that vanished or changed while copied (a step still writing) are said, not fatal
-      if (c.code !== 0) copyProblem = `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
-    }
-    // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
-    stripNested(workdir)
-    const git = (args: string[], env: Record<string, string> = {}) =>
-      must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
-        cwd: workdir,
-        env: { ...quietEnv, ...env }
-      })
-    await git(['init', '-q', '--template=', workdir])
-    const dotGit = pathM.join(workdir, '.git')
-    if (cfg.objects && cfg.baseSha && cfg.namespaced) {
-      // the workspace's objects, read-only, visible only inside this namespace
-      const shared = pathM.join(runDir, 'objects')
-      fs.mkdirSync(shared, { mode: 0o755 })
-      await must('share the objects', b.mount, ['--bind', cfg.objects, shared])
-      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
-      fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
-      fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
-    } else if (cfg.objects && cfg.baseSha) {
-      await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
-    }
-    for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
-    if (cfg.baseSha) {
-      fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
-      await git(['read-tree', cfg.baseSha])
-    }
-    // the state the agent starts from, to compute its changes against
-    const startIndex = pathM.join(runDir, 'start-index')
-    try {
-      await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
-      startTree = (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
-    } catch (e) {
-      // the agent can still work; its changes cannot come back (said in the report)
-      copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${(e as Error).message})`
-    }
-    fs.rmSync(startIndex, { force: true })
-    // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder
-    await must('hand the copy over', b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
-    fs.chmodSync(runDir, 0o711)
-    // --- private temp folders (after the copy, which may come from one): what the agent leaves there vanishes with the namespace, and runs never share them
-    if (cfg.namespaced) {
-      for (const d of ['/tmp', '/var/tmp', '/dev/shm']) {
-        if (fs.existsSync(d)) await must(`private ${d}`, b.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
-      }
-    }
-    if (b.prlimit && cfg.maxProcesses) {
+    account = await lib.ensureUser(tools, cfg)
+    const copy = await lib.buildCopy(tools, cfg, account)
+    workdir = copy.workdir
+    if (cfg.namespaced) await lib.privateTemp(tools, cfg)
+    if (cfg.bins.prlimit && cfg.maxProcesses) {
       // inherited by every command; root (this server) is exempt
-      await run(b.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
+      await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { workdir, home, tmp, startTree, uid: account.uid, gid: account.gid, copyProblem }
+    return { ...copy, uid: account.uid, gid: account.gid }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
@@ -386,7 +248,9 @@ export function commandServer(): void {
     return { ok: false, detail: `${others().length} processes of the run are still alive` }
   }
 
-  const SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
+  // One bash per command (no second program): stderr joins stdout, then the
+  // command runs as the script's own text would, with no positional parameters.
+  const SCRIPT = 'exec 2>&1; __bash_agent_command=$1; shift; eval "unset __bash_agent_command; $__bash_agent_command"'
   const onRequest = async (req: Record<string, unknown>): Promise<void> => {
     const id = Number(req.id)
     if (req.op === 'run') {

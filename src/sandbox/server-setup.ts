@@ -1,0 +1,240 @@
+// The command server's set-up in `user` mode: the sandbox user, and the agent's
+// own copy of the workspace. Runs as root inside the server's namespaces.
+//
+// Like commandServer, every function here travels as source text into
+// `node -e` (server-source.ts): each is self-contained (no imports, no
+// module-level names) and reaches Node and the other set-up functions through
+// its first parameter.
+import type { ServerConfig, ServerTools } from './server'
+
+export interface CopyInfo {
+  workdir: string
+  home: string
+  tmp: string
+  startTree: string
+  /** how the copy was made: `overlay` (nothing copied; what the agent changes is written beside the workspace) or `copy` */
+  kind: 'overlay' | 'copy'
+  copyProblem?: string
+}
+
+/** The sandbox user, created when missing; refused when it could reach root. */
+export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
+  const { fs, run } = t
+  const b = cfg.bins
+  const name = cfg.user as string
+  if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name "${name}"`)
+  const lookup = (): { uid: number; gid: number } | undefined => {
+    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const f = line.split(':')
+      if (f[0] === name && f.length >= 7) return { uid: Number(f[2]), gid: Number(f[3]) }
+    }
+    return undefined
+  }
+  let account = lookup()
+  const args = [
+    '--no-create-home',
+    '--home-dir',
+    '/nonexistent',
+    '--shell',
+    '/bin/bash',
+    '--user-group',
+    '--comment',
+    'bash-agent action sandbox'
+  ]
+  for (let attempt = 0; !account && attempt < 6; attempt++) {
+    // another run may be creating it, or holding the passwd lock
+    await run(b.useradd, [...args, name])
+    account = lookup()
+    if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
+  }
+  if (!account) throw new Error(`could not create the user ${name}`)
+  if (account.uid === 0 || account.gid === 0) throw new Error(`the user ${name} has root's uid or gid`)
+  const gid = account.gid
+  const groups = fs
+    .readFileSync('/etc/group', 'utf8')
+    .split('\n')
+    .map(l => l.split(':'))
+    .filter(f => f.length >= 4 && (Number(f[2]) === gid || f[3].split(',').includes(name)))
+    .map(f => f[0])
+  const powerful = groups.filter(g => (cfg.powerfulGroups ?? []).includes(g))
+  if (powerful.length) throw new Error(`the user ${name} is in the group ${powerful.join(', ')}`)
+  if (b.sudo) {
+    const l = await run(b.sudo, ['-n', '-l', '-U', name])
+    if (/may run the following commands/i.test(l.stdout.toString())) throw new Error(`the user ${name} may use sudo`)
+  }
+  return account
+}
+
+/**
+ * The agent's copy, built where only root can reach it and handed over when
+ * complete: the workspace without its .git, plus a fresh .git that shares the
+ * workspace's objects read-only, and no credential at any depth.
+ */
+export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { uid: number; gid: number }): Promise<CopyInfo> {
+  const { fs, pathM, must, lib } = t
+  const b = cfg.bins
+  const runDir = cfg.runDir as string
+  fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
+  const parent = fs.lstatSync(pathM.dirname(runDir))
+  if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0)
+    throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
+  fs.chmodSync(pathM.dirname(runDir), 0o711)
+  fs.mkdirSync(runDir, { mode: 0o700 }) // fails if it exists: never reuse a folder
+  const workdir = pathM.join(runDir, pathM.basename(cfg.workspace) || 'repo')
+  const home = pathM.join(runDir, 'home')
+  const tmp = pathM.join(runDir, 'tmp')
+  for (const d of [home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
+  const why = await lib.overlayCopy(t, cfg, runDir, workdir)
+  const kind = why === undefined ? 'overlay' : 'copy'
+  let copyProblem = kind === 'copy' ? await lib.plainCopy(t, cfg, workdir) : undefined
+  // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
+  lib.stripNested(t, workdir)
+  const startTree = await lib.freshGit(t, cfg, runDir, workdir).catch((e: Error) => {
+    // the agent can still work; its changes cannot come back (said in the report)
+    copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
+    return ''
+  })
+  // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder
+  await must('hand the copy over', b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
+  fs.chmodSync(runDir, 0o711)
+  return { workdir, home, tmp, startTree, kind, copyProblem }
+}
+
+/**
+ * The copy as an overlay (in the server's own mount namespace, gone with it):
+ * the workspace is the read-only lower layer, the agent's changes land in an
+ * upper layer only root can reach directly. With metacopy, handing the files
+ * over (chown) copies up their metadata only: no data is copied, whatever the
+ * file system. Returns why not, when it cannot be (then the files are copied).
+ */
+export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: string, workdir: string): Promise<string | undefined> {
+  const { fs, pathM, run } = t
+  const b = cfg.bins
+  if (!cfg.namespaced || !b.mknod) return 'no mount namespace'
+  const lower = fs.realpathSync(cfg.workspace)
+  // the mount options are a comma-separated list: such a path cannot be said there
+  if (/[,:\\\s]/.test(lower)) return 'the workspace path cannot be a layer'
+  const layers = pathM.join(runDir, 'layers')
+  const upper = pathM.join(layers, 'upper')
+  const work = pathM.join(layers, 'work')
+  fs.mkdirSync(layers, { mode: 0o700 })
+  for (const d of [upper, work, workdir]) fs.mkdirSync(d, { mode: 0o700 })
+  // the workspace's .git is not part of the copy: a whiteout hides it
+  const hidden = await run(b.mknod, [pathM.join(upper, '.git'), 'c', '0', '0'])
+  const opts = `lowerdir=${lower},upperdir=${upper},workdir=${work},metacopy=on`
+  const mounted = hidden.code === 0 ? await run(b.mount, ['-t', 'overlay', '-o', opts, 'overlay', workdir]) : hidden
+  if (mounted.code === 0) return undefined
+  fs.rmSync(layers, { recursive: true, force: true })
+  fs.rmdirSync(workdir)
+  return (mounted.stderr.trim() || `exit ${mounted.code}`).split('\n')[0]
+}
+
+/** The copy as files: GNU cp never follows symlinks in the source (-a implies -P); blocks shared where the file system can. */
+export async function plainCopy(t: ServerTools, cfg: ServerConfig, workdir: string): Promise<string | undefined> {
+  const { fs, pathM, run } = t
+  fs.mkdirSync(workdir, { mode: 0o700 })
+  const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
+  if (!entries.length) return undefined
+  const c = await run(cfg.bins.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
+  // files that vanished or changed while copied (a step still writing) are said, not fatal
+  return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
+}
+
+/** The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at start. */
+export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string, workdir: string): Promise<string> {
+  const { fs, pathM, must, quietEnv } = t
+  const b = cfg.bins
+  const git = (args: string[], env: Record<string, string> = {}) =>
+    must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+      cwd: workdir,
+      env: { ...quietEnv, ...env }
+    })
+  await git(['init', '-q', '--template=', workdir])
+  const dotGit = pathM.join(workdir, '.git')
+  if (cfg.objects && cfg.baseSha && cfg.namespaced) {
+    // the workspace's objects, read-only, visible only inside this namespace
+    const shared = pathM.join(runDir, 'objects')
+    fs.mkdirSync(shared, { mode: 0o755 })
+    await must('share the objects', b.mount, ['--bind', cfg.objects, shared])
+    await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+    fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
+    fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
+  } else if (cfg.objects && cfg.baseSha) {
+    await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
+  }
+  for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
+  if (cfg.baseSha) {
+    fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
+    await git(['read-tree', cfg.baseSha])
+  }
+  // the state the agent starts from, to compute its changes against
+  const startIndex = pathM.join(runDir, 'start-index')
+  try {
+    await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
+    return (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
+  } finally {
+    fs.rmSync(startIndex, { force: true })
+  }
+}
+
+/** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
+export function stripNested(t: ServerTools, root: string): void {
+  const { fs, pathM } = t
+  const sanitize = (text: string): string => {
+    const out: string[] = []
+    let skipping = false
+    for (const line of text.split('\n')) {
+      const s = line.trim()
+      if (s.startsWith('[')) skipping = /^\[\s*include(if)?\b/i.test(s)
+      if (skipping || /^extraheader\s*=/i.test(s)) continue
+      out.push(line.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1'))
+    }
+    return out.join('\n')
+  }
+  const configsIn = (d: string, depth: number, found: string[]): string[] => {
+    for (const n of fs.readdirSync(d)) {
+      const q = pathM.join(d, n)
+      const qs = fs.lstatSync(q)
+      if (qs.isFile() && (n === 'config' || n === 'config.worktree')) found.push(q)
+      else if (qs.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'].includes(n))
+        configsIn(q, depth + 1, found)
+    }
+    return found
+  }
+  const stack = [root]
+  while (stack.length) {
+    const dir = stack.pop() as string
+    let names: string[] = []
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      // unreadable: nothing of it reaches the agent either
+    }
+    for (const name of names) {
+      const p = pathM.join(dir, name)
+      if (!fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory()) continue
+      if (name !== '.git') {
+        stack.push(p)
+        continue
+      }
+      for (const c of configsIn(p, 0, [])) {
+        // O_NOFOLLOW: a config swapped for a symlink meanwhile is not written through
+        const fd = fs.openSync(c, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
+        try {
+          const text = sanitize(fs.readFileSync(fd, 'utf8'))
+          fs.ftruncateSync(fd, 0)
+          fs.writeSync(fd, text, 0)
+        } finally {
+          fs.closeSync(fd)
+        }
+      }
+    }
+  }
+}
+
+/** Private temp folders (after the copy, which may come from one): what the agent leaves there vanishes with the namespace. */
+export async function privateTemp(t: ServerTools, cfg: ServerConfig): Promise<void> {
+  for (const d of ['/tmp', '/var/tmp', '/dev/shm']) {
+    if (t.fs.existsSync(d)) await t.must(`private ${d}`, cfg.bins.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
+  }
+}
