@@ -221,11 +221,41 @@ export async function recoverSandbox(saved: string, log: (message: string) => vo
   return true
 }
 
+/** What both modes start from: the programs, the privilege, and how to launch the server. */
+interface Host {
+  opts: SandboxOptions
+  log: (message: string) => void
+  save: (value: string) => void
+  bins: Record<string, string>
+  priv: Privilege
+  namespaced: boolean
+  launch: (config: ServerConfig) => ServerClient
+  baseState: () => SavedState | undefined
+  /** a random word marking this run's namespace (and, without one, its commands' environment) */
+  key: string
+}
+
 export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
-  const log = opts.log
-  const save = opts.saveState ?? (() => undefined)
   // The copy holds no credential; the workspace's are still taught to the redactor (in none mode hideCredentials does it).
-  if (opts.mode === 'user') await collectCredentials(opts.workspace, opts.redactor, log, { home: opts.env.HOME }).catch(() => 0)
+  if (opts.mode === 'user') await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => 0)
+  const host = await findHost(opts)
+  let userWhy = ''
+  if (opts.mode === 'user') {
+    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'rm'].filter(n => !host.bins[n])
+    if (host.priv.kind === 'none') userWhy = host.priv.why
+    else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
+    else if (missing.length) userWhy = `${missing.join(', ')} not found`
+    if (!userWhy) {
+      const made = await prepareUser(host)
+      if (typeof made !== 'string') return made
+      userWhy = made
+    }
+    opts.log(`Sandbox: the user sandbox is unavailable (${userWhy}); commands run as the runner user (sandbox: none).`)
+  }
+  return prepareNone(host, userWhy)
+}
+
+async function findHost(opts: SandboxOptions): Promise<Host> {
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
@@ -235,13 +265,9 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   }
   const node = process.execPath
   const priv = await findPrivilege(opts.env.PATH, opts.workspace, opts.privilege)
-  if (priv.kind === 'sudo') bins.sudo = priv.sudo
-  else {
-    const sudo = find('sudo')
-    if (sudo) bins.sudo = sudo
-  }
+  const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
+  if (sudo) bins.sudo = sudo
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
-
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
@@ -249,107 +275,88 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
-    return startServer(argv, config, SERVER_SOURCE, key)
+    return startServer(argv, { ...config, runKey: namespaced ? undefined : key }, SERVER_SOURCE, key)
   }
   const baseState = (): SavedState | undefined =>
     priv.kind === 'none'
       ? undefined
       : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
+  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
+}
 
-  let userWhy = ''
-  if (opts.mode === 'user') {
-    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'rm'].filter(n => !bins[n])
-    if (priv.kind === 'none') userWhy = priv.why
-    else if (!namespaced) userWhy = 'PID namespaces (unshare) are not available'
-    else if (missing.length) userWhy = `${missing.join(', ')} not found`
-    if (!userWhy) {
-      const git = readWorkspaceGit(opts.workspace)
-      const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
-      const state = { ...(baseState() as SavedState), runDir }
-      save(JSON.stringify(state)) // before the folder exists
-      const server = launch({
-        mode: 'user',
-        user: opts.user ?? SANDBOX_USER,
-        powerfulGroups: POWERFUL_GROUPS,
-        maxProcesses: MAX_PROCESSES,
-        workspace: opts.workspace,
-        runDir,
-        objects: git?.objects,
-        baseSha: git?.baseSha,
-        remotes: git?.remotes,
-        namespaced: true,
-        bins
-      })
-      try {
-        const ready = await withTimeout(server.ready, SETUP_MAX_MS)
-        save(JSON.stringify({ ...state, ns: ready.ns }))
-        const user = opts.user ?? SANDBOX_USER
-        const how = ready.kind === 'overlay' ? 'an overlay on the workspace, which stays read-only' : 'copied files'
-        log(
-          `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace (${how}), ${ready.workdir}.`
-        )
-        if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
-        return makeSandbox({
-          mode: 'user',
-          note: `user (${user})`,
-          workdir: ready.workdir,
-          baseSha: git?.baseSha,
-          startTree: ready.startTree,
-          env: envFor(opts.env, {
-            redactor: opts.redactor,
-            passEnv: opts.passEnv ?? [],
-            home: ready.home,
-            user,
-            tmpdir: ready.tmp,
-            workdir: ready.workdir
-          }),
-          server,
-          state: { ...state, ns: ready.ns },
-          save,
-          log,
-          namespaced: true,
-          priv
-        })
-      } catch (e) {
-        userWhy = (e as Error).message
-        await server.end(5000)
-        const r = await recoverAsRoot({ ...state }, 60_000)
-        if (r.done) save('')
-        else log(`Sandbox: ${r.problems.join('; ')}`)
-        // the server died (the step is being stopped?): no fallback that would change the workspace now
-        if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${userWhy}`)
-      }
-    }
-    log(`Sandbox: the user sandbox is unavailable (${userWhy}); commands run as the runner user (sandbox: none).`)
+/** The user sandbox, or why it could not be had (when falling back to none is safe). */
+async function prepareUser(host: Host): Promise<Sandbox | string> {
+  const { opts, log, save } = host
+  const git = readWorkspaceGit(opts.workspace)
+  const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
+  const state = { ...(host.baseState() as SavedState), runDir }
+  save(JSON.stringify(state)) // before the folder exists
+  const user = opts.user ?? SANDBOX_USER
+  const server = host.launch({
+    mode: 'user',
+    user,
+    powerfulGroups: POWERFUL_GROUPS,
+    maxProcesses: MAX_PROCESSES,
+    workspace: opts.workspace,
+    runDir,
+    objects: git?.objects,
+    baseSha: git?.baseSha,
+    remotes: git?.remotes,
+    namespaced: true,
+    bins: host.bins
+  })
+  try {
+    const ready = await withTimeout(server.ready, SETUP_MAX_MS)
+    save(JSON.stringify({ ...state, ns: ready.ns }))
+    const how = ready.kind === 'overlay' ? 'an overlay on the workspace, which stays read-only' : 'copied files'
+    log(
+      `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace (${how}), ${ready.workdir}.`
+    )
+    if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
+    const env = envFor(opts.env, {
+      redactor: opts.redactor,
+      passEnv: opts.passEnv ?? [],
+      home: ready.home,
+      user,
+      tmpdir: ready.tmp,
+      workdir: ready.workdir
+    })
+    return makeSandbox({
+      ...{ mode: 'user', note: `user (${user})`, workdir: ready.workdir, baseSha: git?.baseSha, startTree: ready.startTree, env },
+      ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv }
+    })
+  } catch (e) {
+    const why = (e as Error).message
+    await server.end(5000)
+    const r = await recoverAsRoot({ ...state }, 60_000)
+    if (r.done) save('')
+    else log(`Sandbox: ${r.problems.join('; ')}`)
+    // the server died (the step is being stopped?): no fallback that would change the workspace now
+    if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${why}`)
+    return why
   }
+}
 
-  // none: the workspace itself; the persisted git credentials are out of it while the agent runs
+/** none: the workspace itself; the persisted git credentials are out of it while the agent runs. */
+async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
+  const { opts, log, save, namespaced, priv } = host
   let restoreCredentials = async (): Promise<string[]> => []
   try {
-    restoreCredentials = (
-      await hideCredentials(opts.workspace, opts.redactor, opts.credentialState ?? newCredentialState(os.tmpdir()), log, {
-        home: opts.env.HOME
-      })
-    ).restore
+    const credentialState = opts.credentialState ?? newCredentialState(os.tmpdir())
+    restoreCredentials = (await hideCredentials(opts.workspace, opts.redactor, credentialState, log, { home: opts.env.HOME })).restore
   } catch (e) {
     log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
   }
-  const state = baseState()
-  if (state && namespaced) save(JSON.stringify(state))
+  const state = namespaced ? host.baseState() : undefined
+  if (state) save(JSON.stringify(state))
   const me = os.userInfo()
-  const server = launch({
-    mode: 'none',
-    workspace: opts.workspace,
-    namespaced,
-    runKey: namespaced ? undefined : key,
-    dropTo: priv.kind === 'sudo' ? { uid: me.uid, gid: me.gid, name: me.username } : undefined,
-    bins
-  })
+  const dropTo = priv.kind === 'sudo' ? { uid: me.uid, gid: me.gid, name: me.username } : undefined
+  const server = host.launch({ mode: 'none', workspace: opts.workspace, namespaced, dropTo, bins: host.bins })
   let ns: string | undefined
   let setupError: string | undefined
   try {
     ns = (await withTimeout(server.ready, 60_000)).ns
-    if (state && namespaced) save(JSON.stringify({ ...state, ns }))
+    if (state) save(JSON.stringify({ ...state, ns }))
   } catch (e) {
     setupError = (e as Error).message
   }
@@ -357,22 +364,14 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const contained = namespaced ? '' : 'processes contained by process group only'
   const note = `none${why || contained ? ` (${[why, contained].filter(Boolean).join('; ')})` : ''}`
   if (!userWhy) log(`Sandbox: none; commands run as the runner user in the workspace${namespaced ? ', in their own PID namespace' : ''}.`)
+  const runKey = namespaced ? undefined : host.key
+  const env = {
+    ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
+    ...(runKey ? { BASH_AGENT_RUN: runKey } : {})
+  }
   const sandbox = makeSandbox({
-    mode: 'none',
-    note,
-    workdir: opts.workspace,
-    baseSha: readWorkspaceGit(opts.workspace)?.baseSha,
-    env: {
-      ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
-      ...(namespaced ? {} : { BASH_AGENT_RUN: key })
-    },
-    server,
-    state: state && namespaced ? { ...state, ns } : undefined,
-    save,
-    log,
-    namespaced,
-    priv,
-    restore: restoreCredentials
+    ...{ mode: 'none', note, workdir: opts.workspace, baseSha: readWorkspaceGit(opts.workspace)?.baseSha, env, server },
+    ...{ state: state ? { ...state, ns } : undefined, save, log, namespaced, priv, restore: restoreCredentials }
   })
   if (setupError) {
     const problems = await sandbox.release()
