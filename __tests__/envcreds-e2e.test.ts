@@ -8,10 +8,10 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
+import { bash, startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun, type RunOptions } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
@@ -367,5 +367,36 @@ describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
     } finally {
       await Promise.all([fake.close(), gh.close()])
     }
+  })
+})
+
+// ---------------------------------------------------------------------------
+
+describe('what could not be put back is said in the report (issue 12)', () => {
+  withGit('the agent swaps .git for a symlink: nothing is written through it, and the report names what was not put back', async () => {
+    const base = mkdtempSync(path.join(os.tmpdir(), 'envcreds-'))
+    created.push(base)
+    const workspace = path.join(base, 'repo')
+    const config = repo(workspace)
+    git(
+      workspace,
+      'config',
+      '--local',
+      'http.https://github.com/.extraheader',
+      `AUTHORIZATION: basic ${b64(`x-access-token:${JOB_TOKEN}`)}`
+    )
+    const before = readFileSync(config)
+    const elsewhere = path.join(base, 'elsewhere')
+    mkdirSync(elsewhere)
+    const d = await run([bash(`mv .git ../moved-git && ln -s ${elsewhere} .git && echo swapped`), text('Done.')], { workspace })
+    expect(d.results[0]).toBe('swapped')
+    const final = [...d.gh.comments.values()].at(-1)?.updates.at(-1) ?? ''
+    expect(final).toMatch(/sandbox: none[^<]*WARNING: [^<]*not put back/)
+    expect(d.run.stdout).toMatch(/::warning::.*not put back/)
+    expect(readdirSync(elsewhere)).toEqual([]) // nothing written through the symlink
+    // the agent's moved .git still lacks the credential, and the saved state still has it for the post step
+    expect(readFileSync(path.join(base, 'moved-git', 'config'), 'utf8')).not.toContain('extraheader')
+    expect(before.toString()).toContain('extraheader')
+    expect(d.run.state.credentials).toBeTruthy()
   })
 })

@@ -149,29 +149,26 @@ export function startAgent(ctx: AgentContext): AgentRun {
       const sb = sandbox
       if (!sb) return
       rec.info.sandbox = sb.note
+      const notBack: string[] = [] // what the user must know: said in the report, not only the log
       const done = await within(
         (async () => {
           const stop = await sb.stopProcesses()
-          if (!stop.ok) {
-            out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
-            rec.info.sandbox = `${sb.note}; WARNING: ${stop.detail ?? 'processes not verified gone'}`
-          }
+          if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
           const back = await bringBack(sb, workspace, process.env.PATH)
           if (back.files)
             out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
-          for (const p of back.problems) out.warn(`Sandbox: ${p}`)
-          for (const p of await sb.release()) out.warn(`Sandbox: ${p}`)
+          notBack.push(...back.problems, ...(await sb.release()))
           return true
         })(),
         budget,
         false
       )
-      if (!done)
-        out.warn(
-          `Sandbox: putting things back took longer than ${Math.round(budget / 1000)} s; going on with the report (the post step finishes it).`
-        )
+      if (!done) notBack.push(`putting things back took longer than ${Math.round(budget / 1000)} s; the post step finishes it`)
+      for (const p of notBack) out.warn(`Sandbox: ${p}`)
+      if (notBack.length) rec.info.sandbox = `${sb.note}; WARNING: ${notBack.join('; ')}`
     } catch (error) {
       out.warn(`Sandbox: ${messageOf(error)}`)
+      rec.info.sandbox = `${rec.info.sandbox}; WARNING: ${messageOf(error)}`
     }
   }
 
