@@ -259,7 +259,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
-  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod']) {
+  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod', 'umount']) {
     const p = find(name)
     if (p) bins[name] = p
   }
