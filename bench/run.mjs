@@ -270,9 +270,9 @@ async function sandboxFigures() {
       'copy set-up, 1 GiB / 100,000 files',
       ok ? fmt(ms / 1000, 1) : s.note,
       ok ? 's' : '',
-      '< 30 s',
-      ok && ms < 30_000,
-      `an overlay on the workspace (metacopy: the hand-over copies no data; cp -a --reflink=auto where no overlay can be mounted) + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`
+      '< 10 s',
+      ok && ms < 10_000,
+      `an overlay on the read-only workspace, upper layer on tmpfs (metacopy: the hand-over copies no data; cp -a --reflink=auto where no overlay can be mounted) + a fresh .git sharing the workspace's objects read-only; released${problems.length ? ` with problems: ${problems.join('; ')}` : ''}`
     )
   } finally {
     rmSync(ws, { recursive: true, force: true })
