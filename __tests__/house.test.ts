@@ -19,7 +19,6 @@ const FUNCTION_DEBT: Record<string, number> = {
   'src/changes/commit.ts: commitPatch': 146,
   'src/changes/index.ts: handBack': 64,
   'src/main.ts: main': 73,
-  'src/sandbox/gitconfig.ts: parseConfig': 103,
   'src/trigger.ts: decide': 75
 }
 
