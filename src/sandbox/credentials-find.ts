@@ -20,7 +20,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { credentialsIn } from '../report/redact'
 import { credentialParts, looksLikeCredential } from './env'
-import { ConfigSyntaxError, parseConfig, quoteValue, type ConfigEntry } from './gitconfig'
+import { ConfigSyntaxError, parseConfig, quoteValue, utf8, type ConfigEntry } from './gitconfig'
 
 export const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[^\\/]*\.config$/i
 const PLACEHOLDER_PASSWORD = /^(?:password|passw0rd|changeme|example|postgres|secret)$/i
@@ -69,6 +69,11 @@ function userinfoSecrets(userinfo: string): string[] {
   return out
 }
 
+/** The teachable parts of every URL with a `user[:password]@` in `text`. */
+function urlSecrets(text: string): string[] {
+  return [...text.matchAll(URL_USERINFO)].flatMap(m => userinfoSecrets(m[2]))
+}
+
 /** (Not through URL_USERINFO.test: that moves its lastIndex, where matchAll would then start.) */
 const HAS_USERINFO = new RegExp(URL_USERINFO.source, 'i')
 function hasUserinfo(text: string): boolean {
@@ -85,12 +90,12 @@ function secretsOfValue(e: ConfigEntry): string[] {
   const out: string[] = []
   const value = e.value ?? ''
   out.push(value)
-  if (e.raw && e.raw.trim() !== value) out.push(Buffer.from(e.raw.trim(), 'latin1').toString('utf8'))
+  if (e.raw && e.raw.trim() !== value) out.push(utf8(e.raw.trim()))
   out.push(...credentialsIn(value), ...credentialParts(value))
   // `Header: credential` of any other scheme
   const colon = value.indexOf(':')
   if (colon > 0) out.push(value.slice(colon + 1).trim())
-  for (const m of value.matchAll(URL_USERINFO)) out.push(...userinfoSecrets(m[2]))
+  out.push(...urlSecrets(value))
   return out
 }
 
@@ -123,7 +128,7 @@ export function findInConfig(bytes: Buffer, file: string, hasCredentials: (targe
     if (s.subsection === undefined) return
     if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
     dropSection.add(index)
-    for (const m of s.subsection.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+    f.secrets.push(...urlSecrets(s.subsection))
     if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
     const nextHeader = sections[index + 1]
     f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : text.length, put: '' })
@@ -137,32 +142,31 @@ export function findInConfig(bytes: Buffer, file: string, hasCredentials: (targe
     }
     const value = e.value ?? ''
     const [start, end] = entrySpan(e)
+    const cut = (what: string, put = '') => {
+      f.cuts.push({ start, end, put })
+      f.what.push(what)
+    }
     if (e.section === 'http' && e.name === 'extraheader') {
       f.secrets.push(...secretsOfValue(e))
-      f.cuts.push({ start, end, put: '' })
-      f.what.push(e.key)
+      cut(e.key)
     } else if ((e.section === 'include' || e.section === 'includeif') && e.name === 'path' && value) {
       const target = includeTarget(value, file)
       if (CHECKOUT_CREDENTIALS_FILE.test(value) || hasCredentials(target)) {
-        f.cuts.push({ start, end, put: '' })
         f.includes.push(target)
-        f.what.push(`${e.key} (a credentials file)`)
+        cut(`${e.key} (a credentials file)`)
       }
     } else if (e.section === 'credential' && e.name === 'helper') {
       f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s)))
-      f.cuts.push({ start, end, put: '' })
-      f.what.push(e.key)
+      cut(e.key)
     } else if (hasUserinfo(value)) {
-      for (const m of value.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+      f.secrets.push(...urlSecrets(value))
       const clean = value.replace(URL_USERINFO, '$1')
       const indent = start === e.lineStart ? (/^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t') : ''
       const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
-      f.cuts.push({ start, end, put: `${indent}${e.name} = ${quoteValue(clean)}${newline}` })
-      f.what.push(`the user and password in ${e.key}`)
+      cut(`the user and password in ${e.key}`, `${indent}${e.name} = ${quoteValue(clean)}${newline}`)
     } else if (looksLikeCredential(value) || credentialsIn(value).length > 0) {
       f.secrets.push(...secretsOfValue(e))
-      f.cuts.push({ start, end, put: '' })
-      f.what.push(e.key)
+      cut(e.key)
     }
   }
   return f
@@ -174,11 +178,11 @@ export function findInBrokenFile(bytes: Buffer, why: string): FileFindings {
   const text = bytes.toString('latin1')
   let at = 0
   for (const line of text.split(/(?<=\n)/)) {
-    const value = Buffer.from(line, 'latin1').toString('utf8')
+    const value = utf8(line)
     if (/extraheader|authorization:/i.test(value) || hasUserinfo(value) || looksLikeCredential(value)) {
       f.cuts.push({ start: at, end: at + line.length, put: '' })
       f.secrets.push(value.trim(), ...credentialsIn(value))
-      for (const m of value.matchAll(URL_USERINFO)) f.secrets.push(...userinfoSecrets(m[2]))
+      f.secrets.push(...urlSecrets(value))
       const eq = value.indexOf('=')
       if (eq > 0) f.secrets.push(value.slice(eq + 1).trim())
     }

@@ -10,7 +10,7 @@ import { lstatSync, readFileSync, realpathSync, type Stats } from 'node:fs'
 import path from 'node:path'
 import { applyCuts, CHECKOUT_CREDENTIALS_FILE, findInBrokenFile, findInConfig } from './credentials-find'
 import { findGitConfigs, MAX_WALK_DEPTH, MAX_WALK_ENTRIES } from './credentials-walk'
-import { isInside } from './privilege'
+import { isInside, realpathOr } from './privilege'
 
 /** Config files larger than this are not read (git writes small ones). */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -59,6 +59,21 @@ export interface ScanOptions {
   home?: string
 }
 
+/** A file to change (`real`, read as `found`): its bytes as found and as cut, its owner and mode. */
+function hiddenFile(real: string, found: { bytes: Buffer; st: Stats }, stripped: Buffer): HiddenFile {
+  const { bytes, st } = found
+  return {
+    path: real,
+    dirReal: path.dirname(real),
+    original: bytes,
+    stripped,
+    uid: Number(st.uid),
+    gid: Number(st.gid),
+    mode: Number(st.mode) & 0o7777,
+    inPlace: Number(st.nlink) > 1
+  }
+}
+
 /** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
 export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
@@ -78,18 +93,11 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     }
   }
   const queue = [...found.files, ...home.configs, ...stores]
-  const realOf = (p: string) => {
-    try {
-      return realpathSync(p)
-    } catch {
-      return p
-    }
-  }
-  const workspaceReal = realOf(workspace)
+  const workspaceReal = realpathOr(workspace)
   const inWorkspace = (p: string) => isInside(p, workspaceReal)
   // what may be changed: files in the workspace, repository configs, checkout's credential files, the home's
   // git files; any other file an include points at is only read (its values taught), never written
-  const known = new Set([...found.files, ...home.configs].map(realOf))
+  const known = new Set([...found.files, ...home.configs].map(realpathOr))
   const mayChange = (real: string) => inWorkspace(real) || known.has(real) || stores.has(real) || CHECKOUT_CREDENTIALS_FILE.test(real)
   const done = new Set<string>()
   const memo = new Map<string, boolean>()
@@ -97,7 +105,7 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     if (memo.has(target)) return memo.get(target) as boolean
     memo.set(target, false) // include loops
     const r = readSmallFile(target)
-    const yes = r !== undefined && findInConfig(r.bytes, target, hasCredentials, inWorkspace(realOf(target))).cuts.length > 0
+    const yes = r !== undefined && findInConfig(r.bytes, target, hasCredentials, inWorkspace(realpathOr(target))).cuts.length > 0
     memo.set(target, yes)
     return yes
   }
@@ -123,16 +131,7 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
       out.notes.push(`${real} (included by a repository's config) holds credentials; its values are redacted, the file is left as it is`)
       continue
     }
-    out.files.push({
-      path: real,
-      dirReal: path.dirname(real),
-      original: r.bytes,
-      stripped: applyCuts(r.bytes, f.cuts),
-      uid: Number(r.st.uid),
-      gid: Number(r.st.gid),
-      mode: Number(r.st.mode) & 0o7777,
-      inPlace: Number(r.st.nlink) > 1
-    })
+    out.files.push(hiddenFile(real, r, applyCuts(r.bytes, f.cuts)))
     out.notes.push(`${real}: ${f.what.join(', ')}`)
   }
   return out

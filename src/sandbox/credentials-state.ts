@@ -6,24 +6,24 @@
 // at any moment is then put right by restore() or, in the post step, by
 // restoreFromState().
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readFileSync, unlinkSync } from 'node:fs'
+import { closeSync, fsyncSync, lstatSync, readFileSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
-import { writeAll } from './credentials-write'
+import { currentUid } from '../util'
+import type { HiddenFile } from './credentials-scan'
+import { openNew, writeAll } from './credentials-write'
 
-interface SavedFile {
-  path: string
-  dirReal: string
-  original: string
-  stripped: string
-  uid: number
-  gid: number
-  mode: number
-  inPlace?: boolean
-}
+/** A changed file as kept in the state: its bytes in base64. */
+type SavedFile = Omit<HiddenFile, 'original' | 'stripped'> & { original: string; stripped: string }
 
-export interface Saved {
+interface Saved {
   version: 1
   files: SavedFile[]
+  secrets: string[]
+}
+
+/** What the state keeps: the files changed (original and cut bytes, owner, mode) and the secrets found. */
+export interface CredentialState {
+  files: HiddenFile[]
   secrets: string[]
 }
 
@@ -42,14 +42,18 @@ function parseRef(ref: string): { key: Buffer; file: string } {
   return { key: Buffer.from(m[1], 'hex'), file: m[2] }
 }
 
-export function writeState(ref: string, saved: Saved): void {
+export function writeState(ref: string, state: CredentialState): void {
   const { key, file } = parseRef(ref)
+  const saved: Saved = {
+    version: 1,
+    secrets: [...new Set(state.secrets)],
+    files: state.files.map(f => ({ ...f, original: f.original.toString('base64'), stripped: f.stripped.toString('base64') }))
+  }
   const iv = randomBytes(12)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   const body = Buffer.concat([cipher.update(JSON.stringify(saved), 'utf8'), cipher.final()])
   const blob = Buffer.concat([iv, cipher.getAuthTag(), body])
-  // a new file, only ours (O_EXCL: never an existing one, never through a symlink)
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+  const fd = openNew(file)
   try {
     writeAll(fd, blob)
     fsyncSync(fd)
@@ -58,7 +62,7 @@ export function writeState(ref: string, saved: Saved): void {
   }
 }
 
-export function readState(ref: string): Saved | undefined {
+export function readState(ref: string): CredentialState | undefined {
   const { key, file } = parseRef(ref)
   let st
   try {
@@ -66,7 +70,7 @@ export function readState(ref: string): Saved | undefined {
   } catch {
     return undefined // nothing saved, or already put back
   }
-  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  const me = currentUid()
   if (!st.isFile() || (me >= 0 && st.uid !== me)) throw new Error(`${file} is not our state file`)
   const blob = readFileSync(file)
   const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, 12))
@@ -74,7 +78,10 @@ export function readState(ref: string): Saved | undefined {
   const text = Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8')
   const saved = JSON.parse(text) as Saved
   if (saved.version !== 1) throw new Error(`${file}: unknown state version`)
-  return saved
+  return {
+    secrets: saved.secrets,
+    files: saved.files.map(f => ({ ...f, original: Buffer.from(f.original, 'base64'), stripped: Buffer.from(f.stripped, 'base64') }))
+  }
 }
 
 /** Whether the state `ref` still holds files to put back. */

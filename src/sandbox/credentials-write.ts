@@ -15,6 +15,7 @@ import {
   writeSync
 } from 'node:fs'
 import path from 'node:path'
+import { currentUid } from '../util'
 import type { HiddenFile } from './credentials-scan'
 
 /**
@@ -27,7 +28,7 @@ import type { HiddenFile } from './credentials-scan'
 export function writeExact(h: HiddenFile, bytes: Buffer): void {
   const dir = path.dirname(h.path)
   if (realpathSync(dir) !== h.dirReal) throw new Error(`its folder was replaced`)
-  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  const me = currentUid()
   const canOwn = me === 0 || me === h.uid
   let exists = true
   try {
@@ -37,7 +38,7 @@ export function writeExact(h: HiddenFile, bytes: Buffer): void {
   }
   if (canOwn && !(h.inPlace && exists)) {
     const tmp = path.join(dir, `${tempPrefix(h.path)}${randomBytes(6).toString('hex')}`)
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
+    const fd = openNew(tmp)
     try {
       writeAll(fd, bytes)
       if (me === 0) fchownSync(fd, h.uid, h.gid)
@@ -85,6 +86,11 @@ export function removeOurTemps(file: string): void {
   } catch {
     // nothing to clean
   }
+}
+
+/** A new file, only ours, open for writing: never an existing one (O_EXCL), never through a symlink. */
+export function openNew(file: string): number {
+  return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
 }
 
 export function writeAll(fd: number, bytes: Buffer): void {

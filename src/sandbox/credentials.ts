@@ -11,12 +11,13 @@
 // again. Edits the agent made to such a file meanwhile are discarded (and
 // logged): they are edits to git config files, which later steps would run
 // (core.fsmonitor, hooks paths, filters).
-import { lstatSync, readFileSync, realpathSync } from 'node:fs'
+import { lstatSync, readFileSync } from 'node:fs'
 import type { Redactor } from '../report/redact'
+import { messageOf } from '../util'
 import { scan, type HiddenFile, type ScanOptions } from './credentials-scan'
-import { readState, removeState, writeState, type Saved } from './credentials-state'
+import { readState, removeState, writeState, type CredentialState } from './credentials-state'
 import { removeOurTemps, writeExact } from './credentials-write'
-import { isInside } from './privilege'
+import { isInside, realpathOr } from './privilege'
 
 export { findGitConfigs, MAX_WALK_DEPTH, MAX_WALK_ENTRIES, type FoundConfigs } from './credentials-walk'
 export { credentialsPending, newCredentialState } from './credentials-state'
@@ -26,6 +27,19 @@ type Log = (message: string) => void
 
 function teach(redactor: Redactor, secrets: string[]): void {
   for (const s of secrets) if (s) redactor.add(s)
+}
+
+/** Give each file its cut bytes; the problems, none when all went well. */
+function takeOut(files: HiddenFile[]): string[] {
+  const problems: string[] = []
+  for (const f of files) {
+    try {
+      writeExact(f, f.stripped)
+    } catch (e) {
+      problems.push(`${f.path}: ${messageOf(e)}`)
+    }
+  }
+  return problems
 }
 
 /**
@@ -51,23 +65,10 @@ export async function collectCredentials(workspace: string, redactor: Redactor, 
 export async function removeCredentials(root: string, redactor: Redactor, log?: Log): Promise<string[]> {
   const s = await scan(root)
   teach(redactor, s.secrets)
-  let rootReal = root
-  try {
-    rootReal = realpathSync(root)
-  } catch {
-    // checked by the walk
-  }
-  const problems: string[] = []
-  for (const f of s.files) {
-    if (!isInside(f.path, rootReal)) continue
-    try {
-      writeExact(f, f.stripped)
-    } catch (e) {
-      problems.push(`${f.path}: ${(e as Error).message}`)
-    }
-  }
-  if (s.files.length > 0)
-    log?.(`Git credentials removed from the working copy (${s.files.filter(f => isInside(f.path, rootReal)).length} files).`)
+  const rootReal = realpathOr(root)
+  const inRoot = s.files.filter(f => isInside(f.path, rootReal))
+  const problems = takeOut(inRoot)
+  if (s.files.length > 0) log?.(`Git credentials removed from the working copy (${inRoot.length} files).`)
   return problems
 }
 
@@ -97,27 +98,16 @@ export async function hideCredentials(
   let saved = true
   if (files.length > 0) {
     try {
-      writeState(ref, {
-        version: 1,
-        secrets: [...new Set(s.secrets)],
-        files: files.map(f => ({ ...f, original: f.original.toString('base64'), stripped: f.stripped.toString('base64') }))
-      })
+      writeState(ref, { files, secrets: s.secrets })
     } catch (e) {
       // still taken out (fail closed): this step puts them back; only a kill would leave them removed
       saved = false
       log(
-        `Git credentials: the original configs could not be saved for the post step (${(e as Error).message}); if this step is killed, they stay removed.`
+        `Git credentials: the original configs could not be saved for the post step (${messageOf(e)}); if this step is killed, they stay removed.`
       )
     }
   }
-  const problems: string[] = []
-  for (const f of files) {
-    try {
-      writeExact(f, f.stripped)
-    } catch (e) {
-      problems.push(`${f.path}: ${(e as Error).message}`)
-    }
-  }
+  const problems = takeOut(files)
   for (const note of s.notes) log(`Git credentials taken out for the run: ${note}.`)
   if (problems.length > 0) log(`Git credentials: could not take them out of ${problems.join('; ')}.`)
   let restored = false
@@ -156,7 +146,7 @@ function putBack(files: HiddenFile[], log: Log): string[] {
       writeExact(f, f.original)
       removeOurTemps(f.path)
     } catch (e) {
-      problems.push(`git credentials not put back in ${f.path}: ${(e as Error).message}`)
+      problems.push(`git credentials not put back in ${f.path}: ${messageOf(e)}`)
     }
   }
   if (discarded.length > 0) {
@@ -176,20 +166,15 @@ function putBack(files: HiddenFile[], log: Log): string[] {
  */
 export async function restoreFromState(ref: string, log: Log = () => undefined, redactor?: Redactor): Promise<string[]> {
   if (!ref) return []
-  let saved: Saved | undefined
+  let saved: CredentialState | undefined
   try {
     saved = readState(ref)
   } catch (e) {
-    return [`git credentials: the saved state could not be read (${(e as Error).message})`]
+    return [`git credentials: the saved state could not be read (${messageOf(e)})`]
   }
   if (!saved) return []
   if (redactor) teach(redactor, saved.secrets)
-  const files: HiddenFile[] = saved.files.map(f => ({
-    ...f,
-    original: Buffer.from(f.original, 'base64'),
-    stripped: Buffer.from(f.stripped, 'base64')
-  }))
-  const problems = putBack(files, log)
+  const problems = putBack(saved.files, log)
   if (problems.length === 0) removeState(ref)
   return problems
 }

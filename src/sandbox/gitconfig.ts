@@ -45,7 +45,8 @@ export class ConfigSyntaxError extends Error {}
 const isKeyChar = (c: string) => /^[A-Za-z0-9-]$/.test(c)
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f'
 
-const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8')
+/** Config text (the file's bytes as latin1) read as UTF-8. */
+export const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('utf8')
 
 /** The file's characters as git's get_next_char hands them out, and where the reader is. */
 class Cursor {
