@@ -13,13 +13,12 @@ const MAX_MAIN_LINES = 120
 
 // Known debt from the merge of this round's work (issue 12 stays open for it): each may shrink,
 // none may grow, and nothing new may join the list.
-const FILE_DEBT: Record<string, number> = { 'src/sandbox/credentials.ts': 861 }
+const FILE_DEBT: Record<string, number> = {}
 const FUNCTION_DEBT: Record<string, number> = {
   'src/agent/loop.ts: runLoop': 101,
   'src/changes/commit.ts: commitPatch': 146,
   'src/changes/index.ts: handBack': 64,
   'src/main.ts: main': 73,
-  'src/sandbox/gitconfig.ts: parseConfig': 103,
   'src/trigger.ts: decide': 75
 }
 

@@ -95,6 +95,7 @@ const LOCATION_NAME = /(?:_HOME|_ROOT|_ROOT_DIR)$|^JAVA_HOME_\w+$/
  * and `-`/`_`. HOME, USER, LOGNAME and TMPDIR are the sandbox user's.
  */
 const NEVER_PREFIXES = ['INPUT_', 'ACTIONS_', 'ANTHROPIC_', 'STATE_']
+const FROM_SANDBOX_USER = ['HOME', 'USER', 'LOGNAME', 'TMPDIR']
 const NEVER_NAMES = new Set([
   'GITHUB_TOKEN',
   'GH_TOKEN',
@@ -115,10 +116,7 @@ const NEVER_NAMES = new Set([
   'SUDO_ASKPASS',
   'GPG_AGENT_INFO',
   // set below from the sandbox user
-  'HOME',
-  'USER',
-  'LOGNAME',
-  'TMPDIR'
+  ...FROM_SANDBOX_USER
 ])
 
 const normal = (name: string) => name.replace(/-/g, '_').toUpperCase()
@@ -142,6 +140,13 @@ const CREDENTIAL_SHAPES = [
   /\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}/ // JWTs
 ]
 
+/** Random-looking runs: 24+ letters and digits mixing upper case, lower case and digits. */
+function mixedRuns(value: string): string[] {
+  return (value.match(/[A-Za-z0-9]{24,}/g) ?? []).filter(run => /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run))
+}
+/** 32+ hex digits standing alone. */
+const HEX_RUN = /(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/
+
 /**
  * Whether a value looks like a credential: a known token shape, an
  * `Authorization:` header or a URL with a password (see credentialsIn), a URL
@@ -153,10 +158,7 @@ export function looksLikeCredential(value: string): boolean {
   if (CREDENTIAL_SHAPES.some(re => re.test(value))) return true
   if (credentialsIn(value).length > 0) return true
   if (/[a-z][a-z0-9+.-]*:\/\/[^\s/@:]{16,}@/i.test(value)) return true
-  for (const run of value.match(/[A-Za-z0-9]{24,}/g) ?? []) {
-    if (/[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)) return true
-  }
-  return /(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/.test(value)
+  return mixedRuns(value).length > 0 || HEX_RUN.test(value)
 }
 
 /**
@@ -170,10 +172,8 @@ export function credentialParts(value: string): string[] {
     for (const m of value.matchAll(new RegExp(re.source, 'g'))) if (!m[0].includes('hooks.slack.com')) out.add(m[0])
   }
   for (const c of credentialsIn(value)) out.add(c)
-  for (const run of value.match(/[A-Za-z0-9]{24,}/g) ?? []) {
-    if (/[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run)) out.add(run)
-  }
-  for (const run of value.match(/(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g) ?? []) out.add(run)
+  for (const run of mixedRuns(value)) out.add(run)
+  for (const run of value.match(new RegExp(HEX_RUN.source, 'g')) ?? []) out.add(run)
   return [...out].filter(p => p.trim().length >= MIN_SECRET_LENGTH)
 }
 
@@ -227,7 +227,7 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
   const forbidden = new Redactor()
   const forbiddenValues: string[] = []
   for (const [name, value] of Object.entries(env)) {
-    if (typeof value === 'string' && isNeverPassed(name) && !['HOME', 'USER', 'LOGNAME', 'TMPDIR'].includes(normal(name))) {
+    if (typeof value === 'string' && isNeverPassed(name) && !FROM_SANDBOX_USER.includes(normal(name))) {
       if ((isSecretName(name) || looksLikeCredential(value)) && value.trim().length >= MIN_SECRET_LENGTH) {
         forbidden.add(value)
         forbiddenValues.push(value.trim())

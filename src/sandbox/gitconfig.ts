@@ -45,42 +45,55 @@ export class ConfigSyntaxError extends Error {}
 const isKeyChar = (c: string) => /^[A-Za-z0-9-]$/.test(c)
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\v' || c === '\f'
 
-const utf8 = (latin1: string) => Buffer.from(latin1, 'latin1').toString('utf8')
+/** Config text (the file's bytes as latin1) read as UTF-8. */
+export const utf8 = (latin1: string): string => Buffer.from(latin1, 'latin1').toString('utf8')
+
+/** The file's characters as git's get_next_char hands them out, and where the reader is. */
+class Cursor {
+  /** offset of the next character; n + 1 once the end of file was read */
+  i: number
+  readonly n: number
+  constructor(readonly text: string) {
+    this.n = text.length
+    // skip a UTF-8 byte order mark, as git does
+    this.i = text.startsWith('\xef\xbb\xbf') ? 3 : 0
+  }
+
+  /** next character as git's get_next_char sees it: `\r\n` is `\n`; end of file is `\n` */
+  next(): { c: string; eof: boolean } {
+    if (this.i >= this.n) {
+      this.i = this.n + 1
+      return { c: '\n', eof: true }
+    }
+    let c = this.text[this.i++]
+    if (c === '\r' && this.text[this.i] === '\n') c = this.text[this.i++]
+    return { c, eof: false }
+  }
+
+  /** the offset just read up to, never past the end */
+  get offset(): number {
+    return Math.min(this.i, this.n)
+  }
+
+  fail(why: string): never {
+    throw new ConfigSyntaxError(`${why} at byte ${this.offset}`)
+  }
+}
 
 /** Parse config bytes. Throws ConfigSyntaxError where git would refuse the file. */
 export function parseConfig(bytes: Buffer): ParsedConfig {
-  const text = bytes.toString('latin1')
-  let i = 0
-  // skip a UTF-8 byte order mark, as git does
-  if (text.startsWith('\xef\xbb\xbf')) i = 3
-  const n = text.length
+  const cur: Cursor = new Cursor(bytes.toString('latin1'))
   const entries: ConfigEntry[] = []
   const sections: ConfigSection[] = []
-  let lineStart = i
-
-  /** next character as git's get_next_char sees it: `\r\n` is `\n`; end of file is `\n` */
-  const next = (): { c: string; eof: boolean } => {
-    if (i >= n) {
-      i = n + 1
-      return { c: '\n', eof: true }
-    }
-    let c = text[i++]
-    if (c === '\r' && text[i] === '\n') c = text[i++]
-    return { c, eof: false }
-  }
-  const fail = (why: string): never => {
-    throw new ConfigSyntaxError(`${why} at byte ${Math.min(i, n)}`)
-  }
-
-  let current: { section: string; subsection: string | undefined; index: number } | undefined
+  let lineStart = cur.i
   let comment = false
   for (;;) {
-    const at = i
-    const { c, eof } = next()
+    const at = cur.i
+    const { c, eof } = cur.next()
     if (c === '\n') {
       if (eof) break
       comment = false
-      lineStart = i
+      lineStart = cur.i
       continue
     }
     if (comment || isSpace(c)) continue
@@ -89,119 +102,135 @@ export function parseConfig(bytes: Buffer): ParsedConfig {
       continue
     }
     if (c === '[') {
-      // section header
-      let name = ''
-      let subsection: string | undefined
-      for (;;) {
-        const r = next()
-        if (r.eof) fail('unterminated section header')
-        if (r.c === ']') break
-        if (isSpace(r.c)) {
-          // [section "subsection"]
-          let s = next()
-          while (s.c === ' ' || s.c === '\t') s = next()
-          if (s.c !== '"') fail('bad section header')
-          subsection = ''
-          for (;;) {
-            let q = next()
-            if (q.c === '\n') fail('line break in a subsection')
-            if (q.c === '"') break
-            if (q.c === '\\') {
-              q = next()
-              if (q.c === '\n') fail('line break in a subsection')
-            }
-            subsection += q.c
-          }
-          if (next().c !== ']') fail('bad section header')
-          break
-        }
-        if (!isKeyChar(r.c) && r.c !== '.') fail('bad section name')
-        name += r.c.toLowerCase()
-      }
-      if (subsection === undefined && name.includes('.')) {
-        // old style [section.sub]: git lower-cases all of it
-        const dot = name.indexOf('.')
-        subsection = name.slice(dot + 1)
-        name = name.slice(0, dot)
-      }
-      sections.push({ section: name, subsection: subsection === undefined ? undefined : utf8(subsection), start: at, end: i, lineStart })
-      current = { section: name, subsection: subsection === undefined ? undefined : utf8(subsection), index: sections.length - 1 }
+      sections.push(readHeader(cur, at, lineStart))
       continue
     }
-    if (!/^[A-Za-z]$/.test(c)) fail('bad config line')
-    if (!current) fail('key before any section')
-    const section = current as { section: string; subsection: string | undefined; index: number }
-    // key
-    let name = c.toLowerCase()
-    let r = next()
-    while (!r.eof && isKeyChar(r.c)) {
-      name += r.c.toLowerCase()
-      r = next()
-    }
-    while (r.c === ' ' || r.c === '\t') r = next()
-    let value: string | undefined
-    const valueStart = i
-    if (r.c !== '\n') {
-      if (r.c !== '=') fail('bad key')
-      value = parseValue()
-    }
-    const end = Math.min(i, n)
-    entries.push({
-      key: [section.section, ...(section.subsection === undefined ? [] : [section.subsection]), name].join('.'),
-      section: section.section,
-      subsection: section.subsection,
-      name,
-      value: value === undefined ? undefined : utf8(value),
-      raw: value === undefined ? '' : text.slice(valueStart, end).replace(/\r?\n$/, ''),
-      start: at,
-      end,
-      lineStart,
-      sectionIndex: section.index
-    })
-    if (i <= n) lineStart = i
+    if (!/^[A-Za-z]$/.test(c)) cur.fail('bad config line')
+    if (sections.length === 0) cur.fail('key before any section')
+    entries.push(readEntry(cur, c, { at, lineStart, sectionIndex: sections.length - 1, section: sections[sections.length - 1] }))
+    if (cur.i <= cur.n) lineStart = cur.i
   }
   return { entries, sections }
+}
 
-  function parseValue(): string {
-    let quote = false
-    let spaces = 0
-    let inComment = false
-    let value = ''
-    for (;;) {
-      let { c } = next()
-      if (c === '\n') {
-        if (quote) fail('unterminated quote')
-        return value
-      }
-      if (inComment) continue
-      if (!quote) {
-        if (isSpace(c)) {
-          if (value.length > 0) spaces++
-          continue
-        }
-        if (c === ';' || c === '#') {
-          inComment = true
-          continue
-        }
-      }
-      for (; spaces > 0; spaces--) value += ' '
-      if (c === '\\') {
-        c = next().c
-        if (c === '\n') continue
-        if (c === 't') c = '\t'
-        else if (c === 'b') c = '\b'
-        else if (c === 'n') c = '\n'
-        else if (c !== '\\' && c !== '"') fail('bad escape')
-        value += c
-        continue
-      }
-      if (c === '"') {
-        quote = !quote
-        continue
-      }
-      value += c
+/** A section header, its `[` already read: `[section]`, `[section "sub"]` or old style `[section.sub]`. */
+function readHeader(cur: Cursor, at: number, lineStart: number): ConfigSection {
+  let name = ''
+  let subsection: string | undefined
+  for (;;) {
+    const r = cur.next()
+    if (r.eof) cur.fail('unterminated section header')
+    if (r.c === ']') break
+    if (isSpace(r.c)) {
+      subsection = readSubsection(cur)
+      break
     }
+    if (!isKeyChar(r.c) && r.c !== '.') cur.fail('bad section name')
+    name += r.c.toLowerCase()
   }
+  if (subsection === undefined && name.includes('.')) {
+    // old style [section.sub]: git lower-cases all of it
+    const dot = name.indexOf('.')
+    subsection = name.slice(dot + 1)
+    name = name.slice(0, dot)
+  }
+  return { section: name, subsection: subsection === undefined ? undefined : utf8(subsection), start: at, end: cur.i, lineStart }
+}
+
+/** The `"subsection"]` of `[section "subsection"]`, after the space: its name, unescaped (latin1). */
+function readSubsection(cur: Cursor): string {
+  let s = cur.next()
+  while (s.c === ' ' || s.c === '\t') s = cur.next()
+  if (s.c !== '"') cur.fail('bad section header')
+  let subsection = ''
+  for (;;) {
+    let q = cur.next()
+    if (q.c === '\n') cur.fail('line break in a subsection')
+    if (q.c === '"') break
+    if (q.c === '\\') {
+      q = cur.next()
+      if (q.c === '\n') cur.fail('line break in a subsection')
+    }
+    subsection += q.c
+  }
+  if (cur.next().c !== ']') cur.fail('bad section header')
+  return subsection
+}
+
+/** One `name [= value]` entry, its first letter `first` already read, up to and including its (last) line break. */
+function readEntry(
+  cur: Cursor,
+  first: string,
+  where: { at: number; lineStart: number; sectionIndex: number; section: ConfigSection }
+): ConfigEntry {
+  const { section, subsection } = where.section
+  let name = first.toLowerCase()
+  let r = cur.next()
+  while (!r.eof && isKeyChar(r.c)) {
+    name += r.c.toLowerCase()
+    r = cur.next()
+  }
+  while (r.c === ' ' || r.c === '\t') r = cur.next()
+  let value: string | undefined
+  const valueStart = cur.i
+  if (r.c !== '\n') {
+    if (r.c !== '=') cur.fail('bad key')
+    value = readValue(cur)
+  }
+  const end = cur.offset
+  return {
+    key: [section, ...(subsection === undefined ? [] : [subsection]), name].join('.'),
+    section,
+    subsection,
+    name,
+    value: value === undefined ? undefined : utf8(value),
+    raw: value === undefined ? '' : cur.text.slice(valueStart, end).replace(/\r?\n$/, ''),
+    start: where.at,
+    end,
+    lineStart: where.lineStart,
+    sectionIndex: where.sectionIndex
+  }
+}
+
+/** A value after its `=`, as git's parse_value reads it: quotes, escapes, continued lines, trailing comment and spaces dropped. */
+function readValue(cur: Cursor): string {
+  let quote = false
+  let spaces = 0
+  let inComment = false
+  let value = ''
+  for (;;) {
+    const { c } = cur.next()
+    if (c === '\n') {
+      if (quote) cur.fail('unterminated quote')
+      return value
+    }
+    if (inComment) continue
+    if (!quote) {
+      if (isSpace(c)) {
+        if (value.length > 0) spaces++
+        continue
+      }
+      if (c === ';' || c === '#') {
+        inComment = true
+        continue
+      }
+    }
+    for (; spaces > 0; spaces--) value += ' '
+    if (c === '\\') value += readEscape(cur)
+    else if (c === '"') quote = !quote
+    else value += c
+  }
+}
+
+/** What follows a backslash in a value: the escaped character, or nothing for a line continuation. */
+function readEscape(cur: Cursor): string {
+  const { c } = cur.next()
+  if (c === '\n') return ''
+  if (c === 't') return '\t'
+  if (c === 'b') return '\b'
+  if (c === 'n') return '\n'
+  if (c !== '\\' && c !== '"') cur.fail('bad escape')
+  return c
 }
 
 /** A config value written so git reads back exactly `value` (UTF-8). */

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process'
 import { realpathSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
+import { currentUid } from '../util'
 
 export type Privilege = { kind: 'root' } | { kind: 'sudo'; sudo: string } | { kind: 'none'; why: string }
 
@@ -29,7 +30,7 @@ export function isInside(child: string, parent: string): boolean {
  * agent can write is never picked.
  */
 export function findProgram(name: string, envPath: string | undefined, avoid?: string): string | undefined {
-  const me = typeof process.getuid === 'function' ? process.getuid() : -1
+  const me = currentUid()
   const safe = (st: Stats) => (st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0
   for (const dir of [...(envPath ?? '').split(path.delimiter), ...SYSTEM_DIRS]) {
     if (!dir || !path.isAbsolute(dir)) continue
@@ -67,7 +68,7 @@ export async function findPrivilege(
   const none: Privilege = { kind: 'none', why: 'not root and no passwordless sudo' }
   if (want === 'unavailable') return none
   if (process.platform !== 'linux') return { kind: 'none', why: `not Linux (${process.platform}): no PID namespaces` }
-  if (want !== 'sudo' && typeof process.getuid === 'function' && process.getuid() === 0) return { kind: 'root' }
+  if (want !== 'sudo' && currentUid() === 0) return { kind: 'root' }
   const sudo = findProgram('sudo', envPath, realpathOr(workspace))
   if (!sudo) return none
   return (await status([sudo, '-n', 'true'])) === 0 ? { kind: 'sudo', sudo } : none
