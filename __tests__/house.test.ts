@@ -15,7 +15,6 @@ const MAX_MAIN_LINES = 120
 // none may grow, and nothing new may join the list.
 const FILE_DEBT: Record<string, number> = { 'src/sandbox/credentials.ts': 861, 'src/sandbox/server.ts': 530 }
 const FUNCTION_DEBT: Record<string, number> = {
-  'src/changes/index.ts: handBack': 64,
   'src/main.ts: main': 73,
   'src/sandbox/gitconfig.ts: parseConfig': 103,
   'src/sandbox/index.ts: prepareSandbox': 139,
