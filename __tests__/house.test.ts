@@ -9,13 +9,12 @@ import { REPO_ROOT } from './helpers/run-action'
 
 const MAX_FILE_LINES = 500
 const MAX_FUNCTION_LINES = 60
-const MAX_MAIN_LINES = 120
+const MAX_MAIN_LINES = 100
 
 // Known debt from the merge of this round's work (issue 12 stays open for it): each may shrink,
 // none may grow, and nothing new may join the list.
 const FILE_DEBT: Record<string, number> = { 'src/sandbox/credentials.ts': 861, 'src/sandbox/server.ts': 530 }
 const FUNCTION_DEBT: Record<string, number> = {
-  'src/main.ts: main': 73,
   'src/sandbox/gitconfig.ts: parseConfig': 103,
   'src/sandbox/index.ts: prepareSandbox': 139,
   'src/sandbox/server.ts: (anonymous at line 196)': 100,
