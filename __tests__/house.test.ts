@@ -17,8 +17,7 @@ const FILE_DEBT: Record<string, number> = { 'src/sandbox/credentials.ts': 861, '
 const FUNCTION_DEBT: Record<string, number> = {
   'src/sandbox/gitconfig.ts: parseConfig': 103,
   'src/sandbox/index.ts: prepareSandbox': 139,
-  'src/sandbox/server.ts: (anonymous at line 196)': 100,
-  'src/trigger.ts: decide': 75
+  'src/sandbox/server.ts: (anonymous at line 196)': 100
 }
 
 function sources(dir: string): string[] {
