@@ -6,7 +6,7 @@
 import type { Octokit, Repo } from '../report/github'
 import type { FileChange, Patch } from './patch'
 import { inlineCode } from './render'
-import { messageOf } from '../util'
+import { messageOf, statusOf } from '../util'
 
 export interface CommitTarget {
   /** the issue the run answers (not a pull request) */
@@ -57,11 +57,6 @@ export function branchName(target: CommitTarget, runId: string, runAttempt?: str
   const n = target.issueNumber ?? target.pullNumber
   const attempt = runAttempt && runAttempt !== '1' ? `-${runAttempt}` : ''
   return n !== undefined ? `agent/issue-${n}-${runId}${attempt}` : `agent/run-${runId}${attempt}`
-}
-
-const statusOf = (e: unknown): number | undefined => {
-  const s = (e as { status?: unknown })?.status
-  return typeof s === 'number' ? s : undefined
 }
 
 /** The permission or setting a failed request points at, in words. */
