@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { runLoop, type CommandOutcome, type LoopConfig } from '../src/agent/loop'
-import type { Message, MessageCreateParams, MessageParam } from '../src/types'
+import type { Message, MessageParam } from '../src/types'
+import { scriptedModel } from './helpers/scripted-model'
 
 // The loop takes its model call and command runner as parameters: these are
 // scripted stand-ins, the real SDK and bash are covered end to end elsewhere.
@@ -19,18 +20,6 @@ const msg = (content: Block[], stop_reason?: string, usage = { input_tokens: 10,
   }) as unknown as Message
 const call = (command: string, id = `toolu_${++ids}`): Block => ({ type: 'tool_use', id, name: 'bash', input: { command } })
 
-function script(replies: Message[]) {
-  const requests: MessageCreateParams[] = []
-  return {
-    requests,
-    callModel: async (p: MessageCreateParams) => {
-      requests.push(structuredClone(p))
-      const r = replies.shift()
-      if (!r) throw new Error('script ran out')
-      return r
-    }
-  }
-}
 const ran: string[] = []
 const runCommand = async (command: string): Promise<CommandOutcome> => {
   ran.push(command)
@@ -48,7 +37,7 @@ const config = (over: Partial<LoopConfig> = {}): LoopConfig => ({
 
 describe('the loop', () => {
   test('first message is the task; request shape; ends when stop_reason is not tool_use', async () => {
-    const s = script([msg([call('ls')]), msg([{ type: 'text', text: 'done' }])])
+    const s = scriptedModel([msg([call('ls')]), msg([{ type: 'text', text: 'done' }])])
     const messages: MessageParam[] = [{ role: 'user', content: 'list files' }]
     const r = await runLoop(messages, config(), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('end_turn')
@@ -67,7 +56,7 @@ describe('the loop', () => {
 
   test('two tool calls run in order and answer in one user message, ids copied, text kept in history', async () => {
     ran.length = 0
-    const s = script([
+    const s = scriptedModel([
       msg([{ type: 'text', text: 'looking' }, call('echo one', 'toolu_a'), call('echo two', 'toolu_b')]),
       msg([{ type: 'text', text: 'ok' }])
     ])
@@ -87,7 +76,7 @@ describe('the loop', () => {
   })
 
   test('unknown tool and missing command get is_error results and the loop goes on', async () => {
-    const s = script([
+    const s = scriptedModel([
       msg([
         { type: 'tool_use', id: 'toolu_x', name: 'python', input: { code: '1' } },
         { type: 'tool_use', id: 'toolu_y', name: 'bash', input: {} }
@@ -108,7 +97,7 @@ describe('the loop', () => {
 
   test('max-turns stops before running the last response tools', async () => {
     ran.length = 0
-    const s = script([msg([call('a')]), msg([call('b')])])
+    const s = scriptedModel([msg([call('a')]), msg([call('b')])])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ maxTurns: 2 }), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('max_turns')
     expect(r.turns).toBe(2)
@@ -116,7 +105,7 @@ describe('the loop', () => {
   })
 
   test('pause_turn is sent back so the model can go on', async () => {
-    const s = script([msg([{ type: 'text', text: 'thinking' }], 'pause_turn'), msg([{ type: 'text', text: 'done' }])])
+    const s = scriptedModel([msg([{ type: 'text', text: 'thinking' }], 'pause_turn'), msg([{ type: 'text', text: 'done' }])])
     const r = await runLoop([{ role: 'user', content: 't' }], config(), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('end_turn')
     expect(s.requests[1].messages.at(-1)?.role).toBe('assistant')
@@ -124,7 +113,7 @@ describe('the loop', () => {
 
   test("max_tokens with a cut-off tool call does not run it (at the model's output limit it is the end)", async () => {
     ran.length = 0
-    const s = script([msg([call('rm important')], 'max_tokens')])
+    const s = scriptedModel([msg([call('rm important')], 'max_tokens')])
     // claude-sonnet-4-6 allows 64000 output tokens: nothing larger to ask for.
     const r = await runLoop([{ role: 'user', content: 't' }], config({ maxTokens: 64000 }), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('max_tokens')
@@ -137,7 +126,7 @@ describe('the loop', () => {
   test('deadline passed after a response: tools not run, timeout', async () => {
     ran.length = 0
     let t = 0
-    const s = script([msg([call('a')])])
+    const s = scriptedModel([msg([call('a')])])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ deadline: 100 }), {
       callModel: async p => {
         t = 200
@@ -152,14 +141,14 @@ describe('the loop', () => {
 
   test('max-cost-usd stops with budget', async () => {
     const big = { input_tokens: 1_000_000, output_tokens: 0 }
-    const s = script([msg([call('a')], undefined, big)])
+    const s = scriptedModel([msg([call('a')], undefined, big)])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ maxCostUsd: 1 }), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('budget')
     expect(r.costUsd).toBeCloseTo(3)
   })
 
   test('a model error ends the run with error and keeps what was done', async () => {
-    const s = script([msg([call('a')])])
+    const s = scriptedModel([msg([call('a')])])
     const r = await runLoop([{ role: 'user', content: 't' }], config(), { callModel: s.callModel, runCommand })
     expect(r.exitReason).toBe('error')
     expect(r.error).toMatch(/script ran out/)
@@ -168,7 +157,7 @@ describe('the loop', () => {
 
   test('abort while a command runs ends with cancelled', async () => {
     const controller = new AbortController()
-    const s = script([msg([call('a')])])
+    const s = scriptedModel([msg([call('a')])])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ signal: controller.signal }), {
       callModel: s.callModel,
       runCommand: async c => {

@@ -10,7 +10,8 @@ import { maxOutputOf, DEFAULT_MAX_OUTPUT_TOKENS, returnsProgressUpdates } from '
 import { createModelCall, describeModelError } from '../src/agent/model'
 import { startFakeAnthropic, text } from './helpers/fake-anthropic'
 import { effortOf, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, SettingsError } from '../src/settings'
-import type { Message, MessageCreateParams, MessageParam } from '../src/types'
+import type { Message, MessageParam } from '../src/types'
+import { scriptedModel } from './helpers/scripted-model'
 
 const thinkingBlock = { type: 'thinking' as const, thinking: '', signature: 'EqQBCkYIBRgCKkD+sig/1==' }
 const redactedBlock = { type: 'redacted_thinking' as const, data: 'EmwKAhgBEgy3va3pzix/redacted==' }
@@ -234,18 +235,6 @@ const reply = (content: unknown[], stop_reason: string): Message =>
   }) as unknown as Message
 const tool = (command: string) => ({ type: 'tool_use', id: `toolu_${++n}`, name: 'bash', input: { command } })
 
-function scripted(replies: Message[]) {
-  const requests: MessageCreateParams[] = []
-  return {
-    requests,
-    callModel: async (p: MessageCreateParams) => {
-      requests.push(structuredClone(p))
-      const r = replies.shift()
-      if (!r) throw new Error('script ran out')
-      return r
-    }
-  }
-}
 const ran: string[] = []
 const runCommand = async (command: string): Promise<CommandOutcome> => {
   ran.push(command)
@@ -272,7 +261,7 @@ describe("the loop on today's models", () => {
       ],
       'max_tokens'
     )
-    const s = scripted([cut, reply([tool('echo whole')], 'tool_use'), reply([{ type: 'text', text: 'done' }], 'end_turn')])
+    const s = scriptedModel([cut, reply([tool('echo whole')], 'tool_use'), reply([{ type: 'text', text: 'done' }], 'end_turn')])
     const events: AgentEvent[] = []
     const r = await runLoop([{ role: 'user', content: 't' }], config(), {
       callModel: s.callModel,
@@ -291,7 +280,7 @@ describe("the loop on today's models", () => {
 
   test("at the model's output limit the cut reply is the end (max_tokens), still never run", async () => {
     ran.length = 0
-    const s = scripted([reply([tool('rm -rf x')], 'max_tokens'), reply([tool('rm -rf x')], 'max_tokens')])
+    const s = scriptedModel([reply([tool('rm -rf x')], 'max_tokens'), reply([tool('rm -rf x')], 'max_tokens')])
     const r = await runLoop([{ role: 'user', content: 't' }], config({ maxTokens: 100_000 }), { callModel: s.callModel, runCommand })
     expect(s.requests.map(q => q.max_tokens)).toEqual([100_000, 128_000])
     expect(r.exitReason).toBe('max_tokens')
@@ -300,7 +289,7 @@ describe("the loop on today's models", () => {
 
   test('each command record carries the note written before it; the response event carries the notes', async () => {
     ran.length = 0
-    const s = scripted([
+    const s = scriptedModel([
       reply(
         [
           { type: 'thinking', thinking: 'First I list the files.', signature: 's1' },
@@ -332,7 +321,7 @@ describe("the loop on today's models", () => {
 
   test('thinking blocks go back in place, the same objects; a history from another model goes without them', async () => {
     const turn = reply([thinkingBlock, redactedBlock, tool('true')], 'tool_use')
-    const s = scripted([turn, reply([{ type: 'text', text: 'ok' }], 'end_turn')])
+    const s = scriptedModel([turn, reply([{ type: 'text', text: 'ok' }], 'end_turn')])
     await runLoop([{ role: 'user', content: 't' }], config({ effort: 'medium' }), { callModel: s.callModel, runCommand })
     expect(s.requests[1].messages[1]).toEqual({ role: 'assistant', content: turn.content })
     expect(s.requests.every(q => q.output_config?.effort === 'medium')).toBe(true)
@@ -342,10 +331,10 @@ describe("the loop on today's models", () => {
       { role: 'assistant', content: [thinkingBlock, { type: 'text', text: 'answer' }] },
       { role: 'user', content: 'again' }
     ]
-    const s2 = scripted([reply([{ type: 'text', text: 'ok' }], 'end_turn')])
+    const s2 = scriptedModel([reply([{ type: 'text', text: 'ok' }], 'end_turn')])
     await runLoop(structuredClone(old), config({ historyModel: 'claude-opus-5-5' }), { callModel: s2.callModel, runCommand })
     expect(JSON.stringify(s2.requests[0].messages)).not.toMatch(/thinking/)
-    const s3 = scripted([reply([{ type: 'text', text: 'ok' }], 'end_turn')])
+    const s3 = scriptedModel([reply([{ type: 'text', text: 'ok' }], 'end_turn')])
     const same: MessageParam[] = structuredClone(old)
     const r3 = await runLoop(same, config({ historyModel: 'claude-sonnet-5-5' }), { callModel: s3.callModel, runCommand })
     expect(r3.error).toBeUndefined()

@@ -3,13 +3,11 @@
 // limit, an API failure, a crash, cancellation); what this step cannot finish
 // (it was killed), the post step finishes from the saved state (post.ts).
 import { join } from 'node:path'
-import { decide } from './trigger'
 import { createLog } from './report/log'
-import { renderProgress, runUrlOf, type ReportMeta } from './report/render'
+import { runUrlOf } from './report/render'
 import { RunControl } from './run/control'
-import { GitHubSide } from './run/github-side'
-import { readEvent, settingsOrFail } from './run/inputs'
-import { Recorder } from './run/recorder'
+import { admit } from './run/admit'
+import { openLive } from './run/live'
 import { startAgent } from './run/agent'
 import { finish, skip } from './run/finish'
 import { handBackChanges, readStart } from './run/handback'
@@ -24,18 +22,9 @@ export async function main(): Promise<void> {
   const control = new RunControl(out)
   control.install()
 
-  const settings = settingsOrFail(out)
-  if (!settings) return
-  const { eventName, payload } = readEvent()
-  const decision = decide(eventName, payload, settings)
-  if (!decision.run) return skip(out, decision.reason)
-  const task = decision.task
-  const github = new GitHubSide(settings, task, out)
-  if (task.people.length) {
-    const gate = await github.gate(settings)
-    if (!gate.allowed) return skip(out, gate.reason)
-    out.log(`Trigger from ${task.source}; ${gate.reason}.`)
-  }
+  const admitted = await admit(out)
+  if (!admitted) return
+  const { settings, task, payload, github } = admitted
 
   const thread = new ThreadSession({
     task,
@@ -52,25 +41,7 @@ export async function main(): Promise<void> {
 
   // From here on every ending is reported.
   control.begin(startedAt, settings.timeoutMinutes)
-  const runId = process.env.GITHUB_RUN_ID ?? 'local'
-  const transcript = join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-${runId}-${startedAt}.json`)
-  state.setTranscriptPath(transcript)
-  if (task.thread) state.setThread(task.thread)
-  const rec = new Recorder({ path: transcript, model: settings.model, startedAt, sandbox: settings.sandbox }, out)
-  const { maxTurns, timeoutMinutes, maxCostUsd } = settings
-  let maxTokens = settings.maxTokens
-  rec.onMaxTokens = n => (maxTokens = n)
-  let threadMarker = thread.runningMarker() // what `/agent stop` finds
-  const meta = (): ReportMeta => ({
-    model: settings.model,
-    runUrl: runUrlOf(),
-    sandbox: rec.info.sandbox,
-    limits: { maxTurns, timeoutMinutes, maxCostUsd, maxTokens },
-    elapsedMs: Date.now() - startedAt,
-    marker: threadMarker,
-    note: rec.note
-  })
-  const progress = () => renderProgress(rec.live, meta(), rec.running?.command)
+  const { rec, transcript, meta, progress, setMarker } = openLive(settings, task, startedAt, thread.runningMarker(), out)
   rec.onChange = () => github.comment?.progress(progress())
   rec.saveSoon()
   if (!github.canComment) {
@@ -103,7 +74,7 @@ export async function main(): Promise<void> {
     branch: committed?.branch,
     commitSha: committed?.sha
   })
-  threadMarker = ended.marker
+  setMarker(ended.marker)
   const shown = { ...result, stoppedBy: ended.stoppedBy, messages: thread.ownMessages(result.messages) }
   await finish(shown, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })
 }

@@ -4,7 +4,7 @@
 // the transcript it kept writing as it went, and the sandbox's state (what
 // must be undone: the run folder, the namespace), saved before each change.
 import * as core from '@actions/core'
-import { readSettings } from './settings'
+import { readSettings, secretsOf } from './settings'
 import { createLog, type Log } from './report/log'
 import { createOctokit, ReportComment } from './report/github'
 import { readTranscript, type Transcript } from './transcript'
@@ -20,7 +20,7 @@ import * as state from './run/state'
 function postSettings(out: Log): { token: string; model: string; writeSpacingMs?: number; limits: ReportMeta['limits'] } {
   try {
     const s = readSettings(process.env)
-    for (const secret of [s.apiKey, s.authToken, s.githubToken]) out.addSecret(secret)
+    for (const secret of secretsOf(s)) out.addSecret(secret)
     const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens }
     return { token: s.githubToken, model: s.model, writeSpacingMs: s.githubWriteIntervalMs, limits }
   } catch {

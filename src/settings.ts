@@ -44,6 +44,9 @@ export interface Settings {
 
 export class SettingsError extends Error {}
 
+/** The settings' secrets, each to be masked and redacted wherever output goes. */
+export const secretsOf = (s: Settings): Array<string | undefined> => [s.apiKey, s.authToken, s.githubToken]
+
 /** The variable the runner passes an input in (hyphens kept, as @actions/core reads it). */
 export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 

@@ -44,37 +44,59 @@ export type Decision = { run: true; task: Task } | { run: false; reason: string 
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export function decide(eventName: string, payload: any, settings: Settings): Decision {
-  const skip = (reason: string): Decision => ({ run: false, reason })
+  const ignored = ignoredEvent(eventName, payload)
+  if (ignored) return { run: false, reason: ignored }
+  const asked: Asked = settings.task
+    ? { kind: 'asked', prompt: settings.task, source: 'the task input', mode: 'new' }
+    : askedIn(eventName, payload, settings.triggerPhrase)
+  if (asked.kind === 'not-asked') return { run: false, reason: asked.reason }
+  const { prompt, source, mode } = asked
+  const thread = threadOf(eventName, payload, settings)
+  const reactTo = reactToOf(eventName, payload)
+  return {
+    run: true,
+    task: { prompt, thread, reactTo, people: peopleOf(eventName, payload), context: contextOf(eventName, payload), source, mode }
+  }
+}
+
+const isCommentEvent = (eventName: string): boolean => eventName === 'issue_comment' || eventName === 'pull_request_review_comment'
+
+/** Why this event starts nothing whatever it says, if so: an edited comment, the action's own report, an issue closed... */
+function ignoredEvent(eventName: string, payload: any): string | undefined {
   const action: string | undefined = payload?.action
-  const comment = payload?.comment
-  const issue = payload?.issue
-  const pr = payload?.pull_request
+  if (isCommentEvent(eventName)) {
+    if (action !== 'created') return `the comment was ${action ?? 'changed'}, not created`
+    const body = payload?.comment?.body
+    if (typeof body === 'string' && body.includes(MARKER)) return "the comment is one of this action's own reports"
+  }
+  if (eventName === 'issues' && action !== 'opened' && action !== 'labeled') return `issue event "${action}" does not start a run`
+  return undefined
+}
+
+/** Everyone whose permission decides whether the run may start: the comment's or new issue's author, and the sender. */
+function peopleOf(eventName: string, payload: any): Person[] {
   const people: Person[] = []
   const addPerson = (u: any) => {
     if (u?.login && !people.some(p => p.login === u.login)) people.push({ login: u.login, type: u.type ?? 'User' })
   }
-
-  const isComment = eventName === 'issue_comment' || eventName === 'pull_request_review_comment'
-  if (isComment) {
-    if (action !== 'created') return skip(`the comment was ${action ?? 'changed'}, not created`)
-    if (typeof comment?.body === 'string' && comment.body.includes(MARKER)) {
-      return skip("the comment is one of this action's own reports")
-    }
-    addPerson(comment?.user)
-  }
-  if (eventName === 'issues') {
-    if (action !== 'opened' && action !== 'labeled') return skip(`issue event "${action}" does not start a run`)
-    if (action === 'opened') addPerson(issue?.user)
-  }
+  if (isCommentEvent(eventName)) addPerson(payload?.comment?.user)
+  if (eventName === 'issues' && payload?.action === 'opened') addPerson(payload?.issue?.user)
   addPerson(payload?.sender)
+  return people
+}
 
+function reactToOf(eventName: string, payload: any): Task['reactTo'] {
+  const { comment, issue } = payload ?? {}
+  if (eventName === 'issue_comment' && comment?.id) return { subject: 'issue_comment', id: comment.id }
+  if (eventName === 'pull_request_review_comment' && comment?.id) return { subject: 'review_comment', id: comment.id }
+  if (eventName === 'issues' && issue?.number) return { subject: 'issue', id: issue.number }
+  return undefined
+}
+
+function contextOf(eventName: string, payload: any): Task['context'] {
   const context: Task['context'] = {}
-  const thread = threadOf(eventName, payload, settings)
-  let reactTo: Task['reactTo']
-  if (eventName === 'issue_comment' && comment?.id) reactTo = { subject: 'issue_comment', id: comment.id }
-  else if (eventName === 'pull_request_review_comment' && comment?.id) reactTo = { subject: 'review_comment', id: comment.id }
-  else if (eventName === 'issues' && issue?.number) reactTo = { subject: 'issue', id: issue.number }
-
+  const issue = payload?.issue
+  const pr = payload?.pull_request
   const subject = issue ?? pr
   if (subject?.number) {
     context.issueNumber = subject.number
@@ -83,49 +105,53 @@ export function decide(eventName: string, payload: any, settings: Settings): Dec
     context.isPullRequest = Boolean(pr || issue?.pull_request)
   }
   if (eventName === 'pull_request_review_comment') {
-    context.reviewPath = comment?.path
-    context.reviewDiffHunk = comment?.diff_hunk
+    context.reviewPath = payload?.comment?.path
+    context.reviewDiffHunk = payload?.comment?.diff_hunk
   }
+  return context
+}
 
-  const make = (prompt: string, source: string, mode: TaskMode = 'new'): Decision => ({
-    run: true,
-    task: { prompt, thread, reactTo, people, context, source, mode }
-  })
+/** What the event asks the agent to do, or why it asks nothing. */
+type Asked = { kind: 'asked'; prompt: string; source: string; mode: TaskMode } | { kind: 'not-asked'; reason: string }
 
-  if (settings.task) return make(settings.task, 'the task input')
+// The phrase counts only where a reader sees it: not inside an HTML comment
+// (issue templates are full of them) or other hidden text.
+const visible = (text: unknown): string => stripHidden(typeof text === 'string' ? text : '')
 
-  // The phrase counts only where a reader sees it: not inside an HTML comment
-  // (issue templates are full of them) or other hidden text.
-  const visible = (text: unknown): string => stripHidden(typeof text === 'string' ? text : '')
-  const phrase = settings.triggerPhrase
-  if (isComment) {
-    const prompt = taskAfterPhrase(visible(comment?.body), phrase)
-    if (prompt === undefined) return skip(`the comment does not contain ${phrase}`)
+function askedIn(eventName: string, payload: any, phrase: string): Asked {
+  const notAsked = (reason: string): Asked => ({ kind: 'not-asked', reason })
+  if (isCommentEvent(eventName)) {
+    const prompt = taskAfterPhrase(visible(payload?.comment?.body), phrase)
+    if (prompt === undefined) return notAsked(`the comment does not contain ${phrase}`)
     const source = eventName === 'issue_comment' ? 'an issue comment' : 'a review comment'
     const sub = commentMode(prompt)
-    if (sub.mode === 'new' && !sub.prompt) return skip(`"${phrase} new" needs a task after it`)
-    return make(sub.prompt, source, sub.mode)
+    if (sub.mode === 'new' && !sub.prompt) return notAsked(`"${phrase} new" needs a task after it`)
+    return { kind: 'asked', prompt: sub.prompt, source, mode: sub.mode }
   }
-  if (eventName === 'issues') {
-    const title = visible(issue?.title)
-    const body = visible(issue?.body)
-    if (action === 'labeled') {
-      const label: string = payload?.label?.name ?? ''
-      if (!sameLabel(label, phrase)) return skip(`the label "${label}" is not ${phrase}`)
-      // One request, one run: an issue opened with the phrase fires "opened" too,
-      // and that event answers it; the label alone asks only when the text does not.
-      if (taskAfterPhrase(body, phrase) !== undefined || taskAfterPhrase(title, phrase) !== undefined) {
-        return skip(`the issue's text contains ${phrase}, so the "opened" event answers it, not the label`)
-      }
-      return make(`${title}\n\n${body}`.trim(), 'a labelled issue')
+  if (eventName === 'issues') return askedInIssue(payload, phrase)
+  return notAsked(`event ${eventName} carries no comment or issue with ${phrase}; set the task input to run on it`)
+}
+
+function askedInIssue(payload: any, phrase: string): Asked {
+  const notAsked = (reason: string): Asked => ({ kind: 'not-asked', reason })
+  const asked = (prompt: string, source: string): Asked => ({ kind: 'asked', prompt, source, mode: 'new' })
+  const title = visible(payload?.issue?.title)
+  const body = visible(payload?.issue?.body)
+  if (payload?.action === 'labeled') {
+    const label: string = payload?.label?.name ?? ''
+    if (!sameLabel(label, phrase)) return notAsked(`the label "${label}" is not ${phrase}`)
+    // One request, one run: an issue opened with the phrase fires "opened" too,
+    // and that event answers it; the label alone asks only when the text does not.
+    if (taskAfterPhrase(body, phrase) !== undefined || taskAfterPhrase(title, phrase) !== undefined) {
+      return notAsked(`the issue's text contains ${phrase}, so the "opened" event answers it, not the label`)
     }
-    const fromBody = taskAfterPhrase(body, phrase)
-    if (fromBody !== undefined) return make(fromBody, 'an opened issue')
-    const fromTitle = taskAfterPhrase(title, phrase)
-    if (fromTitle !== undefined) return make(fromTitle === title ? `${title}\n\n${body}`.trim() : fromTitle, 'an opened issue')
-    return skip(`the issue does not contain ${phrase}`)
+    return asked(`${title}\n\n${body}`.trim(), 'a labelled issue')
   }
-  return skip(`event ${eventName} carries no comment or issue with ${phrase}; set the task input to run on it`)
+  const fromBody = taskAfterPhrase(body, phrase)
+  if (fromBody !== undefined) return asked(fromBody, 'an opened issue')
+  const fromTitle = taskAfterPhrase(title, phrase)
+  if (fromTitle !== undefined) return asked(fromTitle === title ? `${title}\n\n${body}`.trim() : fromTitle, 'an opened issue')
+  return notAsked(`the issue does not contain ${phrase}`)
 }
 
 /**

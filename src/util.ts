@@ -9,6 +9,12 @@ export const clampDelay = (ms: number): number => Math.max(0, Math.min(ms, MAX_D
 /** The message of anything thrown. */
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
+/** The HTTP status of a failed request (Octokit's errors carry one), if any. */
+export function statusOf(error: unknown): number | undefined {
+  const s = (error as { status?: unknown } | null | undefined)?.status
+  return typeof s === 'number' ? s : undefined
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, clampDelay(ms)))
 
 /** `p`, or `fallback` once `ms` have passed, whichever comes first. */

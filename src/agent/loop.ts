@@ -75,137 +75,159 @@ export interface LoopDeps {
   onEvent?: (event: AgentEvent) => void
 }
 
-export async function runLoop(messages: MessageParam[], config: LoopConfig, deps: LoopDeps): Promise<RunResult> {
-  const { signal } = config
-  const now = deps.now ?? Date.now
-  const emit = deps.onEvent ?? (() => {})
-  const usage = emptyUsage()
-  const commands: CommandRecord[] = []
-  let turns = 0
-  let finalText = ''
-  let exitReason: ExitReason = 'error'
-  let error: string | undefined
-  const cost = () => estimateCost(config.model, usage)
-  const abortReason = (): ExitReason => exitReasonOfAbort(signal.reason)
-  let maxTokens = config.maxTokens
-  let continuing = false
+/** One run's state: the loop owns it, the per-turn steps below update it. */
+interface Run {
+  readonly config: LoopConfig
+  readonly deps: LoopDeps
+  readonly now: () => number
+  readonly emit: (event: AgentEvent) => void
+  readonly messages: MessageParam[]
+  readonly usage: Usage
+  readonly commands: CommandRecord[]
+  turns: number
+  finalText: string
+  /** the output room of the next request: grows after a reply cut in the middle of a tool call */
+  maxTokens: number
+  /** the last reply was a paused turn, sent back as is */
+  continuing: boolean
+}
 
+/** What a reply leads to: the end of the run, another request, or its tool calls run. */
+type Step = { kind: 'end'; exitReason: ExitReason } | { kind: 'ask-again' } | { kind: 'run-tools'; content: Anthropic.ContentBlock[] }
+
+export async function runLoop(messages: MessageParam[], config: LoopConfig, deps: LoopDeps): Promise<RunResult> {
+  const run: Run = {
+    config,
+    deps,
+    now: deps.now ?? Date.now,
+    emit: deps.onEvent ?? (() => {}),
+    messages,
+    usage: emptyUsage(),
+    commands: [],
+    turns: 0,
+    finalText: '',
+    maxTokens: config.maxTokens,
+    continuing: false
+  }
+  const { signal } = config
+  let exitReason: ExitReason | undefined
+  let error: string | undefined
   try {
     // Thinking blocks another model wrote cannot be sent to this one. In place: the caller holds `messages`.
     if (config.historyModel !== config.model) messages.splice(0, messages.length, ...forModel(messages, config.model, config.historyModel))
-    for (;;) {
+    while (exitReason === undefined) {
       if (signal.aborted) {
-        exitReason = abortReason()
+        exitReason = exitReasonOfAbort(signal.reason)
         break
       }
-      if (config.contextBudgetTokens) {
-        elideOldToolResults(messages, { budgetTokens: config.contextBudgetTokens, keepRecent: 3 })
-      }
-      const request = buildRequest({
-        model: config.model,
-        system: config.system,
-        messages,
-        tools: [BASH_TOOL],
-        maxTokens,
-        effort: config.effort,
-        continuing
-      })
-      const response = await deps.callModel(request, signal)
-      turns++
-      addUsage(usage, response.usage)
-      const stop = response.stop_reason ?? 'end_turn'
-      const text = response.content
-        .filter((b): b is Anthropic.TextBlock => b.type === 'text')
-        .map(b => b.text)
-        .join('\n\n')
-        .trim()
-      const notes = response.content
-        .filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking' && b.thinking.trim() !== '')
-        .map(b => b.thinking.trim())
-      // A reply cut at max_tokens in the middle of a tool call (its last block, unfinished):
-      // the call is never run and the reply not kept; it is asked again with more room, up
-      // to the model's output limit (as Anthropic's tool-use docs advise). At the limit, the
-      // run ends with max_tokens, the cut call still not in the history.
-      const cut = stop === 'max_tokens' && response.content.at(-1)?.type === 'tool_use'
-      if (!cut) messages.push({ role: 'assistant', content: response.content })
-      if (text) finalText = text
-      emit({ type: 'response', turn: turns, usage: { ...usage }, costUsd: cost(), text, stopReason: stop, notes })
-
-      if (cut) {
-        const limit = passedLimit()
-        if (limit) {
-          exitReason = limit
-          break
-        }
-        const larger = Math.min(maxOutputOf(config.model), maxTokens * 2)
-        if (larger <= maxTokens) {
-          exitReason = 'max_tokens'
-          break
-        }
-        maxTokens = larger
-        emit({ type: 'retry-longer', turn: turns, maxTokens })
-        continue
-      }
-      if (stop !== 'tool_use' && stop !== 'pause_turn') {
-        exitReason = stop
-        break
-      }
-      // Limits are checked before the tools of this response run.
-      const limit = passedLimit()
-      if (limit) {
-        exitReason = limit
-        break
-      }
-      // The API paused a long turn: send it back as is (the one assistant turn that may end a request).
-      continuing = stop === 'pause_turn'
-      if (continuing) continue
-
-      const noteBefore = new Map(notesOf(response.content).map(n => [n.before, n.note]))
-      const results: ToolResultBlockParam[] = []
-      for (const [i, block] of response.content.entries()) {
-        if (block.type !== 'tool_use') continue
-        results.push(await runTool(block, noteBefore.get(i)))
-      }
-      messages.push({ role: 'user', content: results })
-      if (signal.aborted) {
-        exitReason = abortReason()
-        break
-      }
+      const step = await takeTurn(run)
+      if (step.kind === 'end') exitReason = step.exitReason
+      else if (step.kind === 'run-tools') messages.push({ role: 'user', content: await runTools(run, step.content) })
     }
   } catch (err) {
-    if (signal.aborted) {
-      exitReason = abortReason()
-    } else {
-      exitReason = 'error'
-      error = describeModelError(err, config.model)
-    }
+    exitReason = signal.aborted ? exitReasonOfAbort(signal.reason) : 'error'
+    if (!signal.aborted) error = describeModelError(err, config.model)
   }
-  return { finalText, exitReason, turns, commands, usage, costUsd: cost(), messages, error }
+  const { finalText, turns, commands, usage } = run
+  return { finalText, exitReason, turns, commands, usage, costUsd: costOf(run), messages, error }
+}
 
-  function passedLimit(): ExitReason | undefined {
-    if (turns >= config.maxTurns) return 'max_turns'
-    if (config.deadline !== undefined && now() >= config.deadline) return 'timeout'
-    const spent = cost()
-    if (config.maxCostUsd !== undefined && spent !== null && spent > config.maxCostUsd) return 'budget'
-    return undefined
-  }
+const costOf = (run: Run): number | null => estimateCost(run.config.model, run.usage)
 
-  async function runTool(block: Anthropic.ToolUseBlock, note: string | undefined): Promise<ToolResultBlockParam> {
-    const fail = (message: string): ToolResultBlockParam => {
-      emit({ type: 'tool-error', turn: turns, message })
-      return { type: 'tool_result', tool_use_id: block.id, content: message, is_error: true }
-    }
-    if (block.name !== BASH_TOOL.name) return fail(`Error: unknown tool "${block.name}"; the only tool is bash.`)
-    const command = (block.input as { command?: unknown } | null)?.command
-    if (typeof command !== 'string' || command.trim() === '') {
-      return fail('Error: the bash tool needs a "command" string.')
-    }
-    if (signal.aborted) return fail('Error: not run; the run was stopped.')
-    emit({ type: 'command-start', turn: turns, command, ...(note ? { note } : {}) })
-    const outcome = await deps.runCommand(command, signal)
-    if (note) outcome.record.note = note
-    commands.push(outcome.record)
-    emit({ type: 'command-end', turn: turns, record: outcome.record })
-    return { type: 'tool_result', tool_use_id: block.id, content: outcome.content, is_error: outcome.isError || undefined }
+/** One request to the model, its reply kept and told, and what comes next. */
+async function takeTurn(run: Run): Promise<Step> {
+  const { config, messages } = run
+  if (config.contextBudgetTokens) elideOldToolResults(messages, { budgetTokens: config.contextBudgetTokens, keepRecent: 3 })
+  const request = buildRequest({
+    model: config.model,
+    system: config.system,
+    messages,
+    tools: [BASH_TOOL],
+    maxTokens: run.maxTokens,
+    effort: config.effort,
+    continuing: run.continuing
+  })
+  const response = await run.deps.callModel(request, config.signal)
+  run.turns++
+  addUsage(run.usage, response.usage)
+  const stop = response.stop_reason ?? 'end_turn'
+  const text = response.content
+    .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+    .map(b => b.text)
+    .join('\n\n')
+    .trim()
+  const notes = response.content
+    .filter((b): b is Anthropic.ThinkingBlock => b.type === 'thinking' && b.thinking.trim() !== '')
+    .map(b => b.thinking.trim())
+  // A reply cut at max_tokens in the middle of a tool call (its last block, unfinished):
+  // the call is never run and the reply not kept.
+  const cut = stop === 'max_tokens' && response.content.at(-1)?.type === 'tool_use'
+  if (!cut) messages.push({ role: 'assistant', content: response.content })
+  if (text) run.finalText = text
+  run.emit({ type: 'response', turn: run.turns, usage: { ...run.usage }, costUsd: costOf(run), text, stopReason: stop, notes })
+
+  if (cut) return askLonger(run)
+  if (stop !== 'tool_use' && stop !== 'pause_turn') return { kind: 'end', exitReason: stop }
+  // Limits are checked before the tools of this response run.
+  const limit = passedLimit(run)
+  if (limit) return { kind: 'end', exitReason: limit }
+  // The API paused a long turn: send it back as is (the one assistant turn that may end a request).
+  run.continuing = stop === 'pause_turn'
+  return run.continuing ? { kind: 'ask-again' } : { kind: 'run-tools', content: response.content }
+}
+
+/**
+ * After a reply cut in a tool call: asked again with more room, up to the model's output
+ * limit (as Anthropic's tool-use docs advise). At the limit, the run ends with max_tokens,
+ * the cut call still not in the history.
+ */
+function askLonger(run: Run): Step {
+  const limit = passedLimit(run)
+  if (limit) return { kind: 'end', exitReason: limit }
+  const larger = Math.min(maxOutputOf(run.config.model), run.maxTokens * 2)
+  if (larger <= run.maxTokens) return { kind: 'end', exitReason: 'max_tokens' }
+  run.maxTokens = larger
+  run.emit({ type: 'retry-longer', turn: run.turns, maxTokens: larger })
+  return { kind: 'ask-again' }
+}
+
+function passedLimit(run: Run): ExitReason | undefined {
+  const { config } = run
+  if (run.turns >= config.maxTurns) return 'max_turns'
+  if (config.deadline !== undefined && run.now() >= config.deadline) return 'timeout'
+  const spent = costOf(run)
+  if (config.maxCostUsd !== undefined && spent !== null && spent > config.maxCostUsd) return 'budget'
+  return undefined
+}
+
+/** The reply's tool calls, run in order; each note the model wrote before a call goes with it. */
+async function runTools(run: Run, content: Anthropic.ContentBlock[]): Promise<ToolResultBlockParam[]> {
+  const noteBefore = new Map(notesOf(content).map(n => [n.before, n.note]))
+  const results: ToolResultBlockParam[] = []
+  for (const [i, block] of content.entries()) {
+    if (block.type !== 'tool_use') continue
+    results.push(await runTool(run, block, noteBefore.get(i)))
   }
+  return results
+}
+
+async function runTool(run: Run, block: Anthropic.ToolUseBlock, note: string | undefined): Promise<ToolResultBlockParam> {
+  const { emit, turns } = run
+  const fail = (message: string): ToolResultBlockParam => {
+    emit({ type: 'tool-error', turn: turns, message })
+    return { type: 'tool_result', tool_use_id: block.id, content: message, is_error: true }
+  }
+  if (block.name !== BASH_TOOL.name) return fail(`Error: unknown tool "${block.name}"; the only tool is bash.`)
+  const command = (block.input as { command?: unknown } | null)?.command
+  if (typeof command !== 'string' || command.trim() === '') {
+    return fail('Error: the bash tool needs a "command" string.')
+  }
+  const { signal } = run.config
+  if (signal.aborted) return fail('Error: not run; the run was stopped.')
+  emit({ type: 'command-start', turn: turns, command, ...(note ? { note } : {}) })
+  const outcome = await run.deps.runCommand(command, signal)
+  if (note) outcome.record.note = note
+  run.commands.push(outcome.record)
+  emit({ type: 'command-end', turn: turns, record: outcome.record })
+  return { type: 'tool_result', tool_use_id: block.id, content: outcome.content, is_error: outcome.isError || undefined }
 }

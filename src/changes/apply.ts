@@ -6,6 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join, sep } from 'node:path'
 import type { FileChange, Patch } from './patch'
+import { messageOf } from '../util'
 
 export type Applied =
   | { kind: 'in-place' } // the agent worked in the workspace itself
@@ -87,7 +88,7 @@ export function applyPatch(patch: Patch, blobs: Map<string, Buffer>, workspace: 
       if (!safeRelative(path)) throw new Error('not a path inside the repository')
       fn()
     } catch (error) {
-      failed.push({ path, why: (error as Error).message })
+      failed.push({ path, why: messageOf(error) })
     }
   }
   // Removals first, so a file can take the place of what was there.
@@ -128,7 +129,7 @@ export function revertInPlace(secrets: { file: FileChange; old?: Buffer }[], wor
         write(workspace, { ...file, path: back, newMode: file.oldMode }, old)
       }
     } catch (error) {
-      failed.push({ path: file.path, why: (error as Error).message })
+      failed.push({ path: file.path, why: messageOf(error) })
     }
   }
   return failed

@@ -6,6 +6,7 @@
 import type { Octokit, Repo } from '../report/github'
 import type { FileChange, Patch } from './patch'
 import { inlineCode } from './render'
+import { messageOf, statusOf } from '../util'
 
 export interface CommitTarget {
   /** the issue the run answers (not a pull request) */
@@ -58,12 +59,6 @@ export function branchName(target: CommitTarget, runId: string, runAttempt?: str
   return n !== undefined ? `agent/issue-${n}-${runId}${attempt}` : `agent/run-${runId}${attempt}`
 }
 
-const statusOf = (e: unknown): number | undefined => {
-  const s = (e as { status?: unknown })?.status
-  return typeof s === 'number' ? s : undefined
-}
-const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** The permission or setting a failed request points at, in words. */
 export function explain(e: unknown, doing: 'contents' | 'pulls'): string {
   const status = statusOf(e)
@@ -100,64 +95,100 @@ function firstLine(task: string, max: number): string {
 
 /** Commits the patch's files (workflow files excepted); never throws. */
 export async function commitPatch(o: CommitOptions): Promise<Handback> {
-  const notes: string[] = []
-  const inTime = () => {
-    if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
-  }
-  const workflows = o.patch.files.filter(f => f.workflow)
-  if (workflows.length)
-    notes.push(
-      `${workflows.length} change${workflows.length === 1 ? '' : 's'} under .github/workflows/ ${workflows.length === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`
-    )
+  const notes = workflowNotes(o.patch)
+  const notCommitted = (why: string): Handback => ({ kind: 'not-committed', why, notes })
   const files = o.patch.files.filter(f => !f.workflow)
-  if (files.length === 0) return { kind: 'not-committed', why: 'nothing to commit besides workflow changes', notes }
-  const { octokit, repo } = o
-  const server = o.serverUrl ?? 'https://github.com'
-  const repoUrl = `${server}/${repo.owner}/${repo.repo}`
-  const fullName = `${repo.owner}/${repo.repo}`.toLowerCase()
+  if (files.length === 0) return notCommitted('nothing to commit besides workflow changes')
 
-  // On a pull request: its head branch, when it lives here and is where the run started.
-  let head: { ref: string; sha: string; number: number } | undefined
-  /** the pull request's head branch, when a new draft PR should go into it */
-  let prHeadRef: string | undefined
-  if (o.target.pullNumber !== undefined) {
-    try {
-      const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: o.target.pullNumber })
-      const headRepo = pr.head.repo?.full_name
-      if (!headRepo || headRepo.toLowerCase() !== fullName) {
-        return {
-          kind: 'not-committed',
-          why: `the pull request's branch lives in ${headRepo ? `the fork ${headRepo}` : 'a fork that is gone'}, where the action cannot push; the diff below (and the patch output) can be applied by hand`,
-          notes
-        }
-      }
-      if (pr.head.sha === o.patch.baseSha) {
-        head = { ref: pr.head.ref, sha: pr.head.sha, number: pr.number }
-      } else {
-        let moved = false
-        try {
-          const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({
-            ...repo,
-            basehead: `${o.patch.baseSha}...${pr.head.sha}`
-          })
-          moved = cmp.status === 'ahead'
-        } catch {
-          // the new branch below says enough
-        }
-        // A draft PR goes into the head branch only when the starting commit is on it; else into the base branch, so it shows just the agent's changes.
-        if (moved) prHeadRef = pr.head.ref
-        notes.push(
-          moved
-            ? `the pull request's branch ${inlineCode(pr.head.ref)} moved on since the run started, so the changes went to a new branch`
-            : `the run did not start from the head of the pull request's branch ${inlineCode(pr.head.ref)}, so the changes went to a new branch`
-        )
-      }
-    } catch (e) {
-      return { kind: 'not-committed', why: `the pull request could not be read: ${explain(e, 'contents')}`, notes }
+  const plan = o.target.pullNumber !== undefined ? await planOnPull(o, o.target.pullNumber, notes) : { kind: 'new-branch' as const }
+  if (plan.kind === 'not-committed') return plan
+  const made = await makeCommit(o, files)
+  if (made.kind === 'failed') return notCommitted(made.why)
+  const done = (branch: string, onHead: boolean) => committed(o, made.sha, branch, onHead, notes)
+
+  let prHeadRef = plan.kind === 'new-branch' ? plan.prHeadRef : undefined
+  if (plan.kind === 'onto-head') {
+    const { head } = plan
+    const moved = await moveHead(o, head, made.sha)
+    if (moved.kind === 'moved') {
+      return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrlOf(o)}/pull/${head.number}`, created: false } }
     }
+    if (moved.kind === 'failed') return notCommitted(moved.why)
+    prHeadRef = head.ref
+    notes.push(moved.note)
   }
 
-  let commitSha: string
+  const branch = branchName(o.target, o.runId, o.runAttempt)
+  try {
+    inTime(o)
+    await o.octokit.rest.git.createRef({ ...o.repo, ref: `refs/heads/${branch}`, sha: made.sha })
+  } catch (e) {
+    return notCommitted(explain(e, 'contents'))
+  }
+  const result = done(branch, false)
+  if (o.mode !== 'pull-request') return result
+  return openDraft(o, branch, prHeadRef ?? o.baseBranch, result)
+}
+
+function workflowNotes(patch: Patch): string[] {
+  const n = patch.files.filter(f => f.workflow).length
+  if (n === 0) return []
+  return [
+    `${n} change${n === 1 ? '' : 's'} under .github/workflows/ ${n === 1 ? 'was' : 'were'} applied but not committed (the token may not change workflows)`
+  ]
+}
+
+/** No request is started once the deadline has passed. */
+function inTime(o: CommitOptions): void {
+  if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
+}
+
+const repoUrlOf = (o: CommitOptions): string => `${o.serverUrl ?? 'https://github.com'}/${o.repo.owner}/${o.repo.repo}`
+
+type PullHead = { ref: string; sha: string; number: number }
+type NotCommitted = Extract<Handback, { kind: 'not-committed' }>
+/** Where the commit goes on a pull request: onto its head branch, or a new branch (whose draft PR may go into `prHeadRef`). */
+type PullPlan = { kind: 'onto-head'; head: PullHead } | { kind: 'new-branch'; prHeadRef?: string } | NotCommitted
+
+/** On a pull request: its head branch, when it lives here and is where the run started. */
+async function planOnPull(o: CommitOptions, pullNumber: number, notes: string[]): Promise<PullPlan> {
+  const { octokit, repo } = o
+  try {
+    const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: pullNumber })
+    const headRepo = pr.head.repo?.full_name
+    if (!headRepo || headRepo.toLowerCase() !== `${repo.owner}/${repo.repo}`.toLowerCase()) {
+      return {
+        kind: 'not-committed',
+        why: `the pull request's branch lives in ${headRepo ? `the fork ${headRepo}` : 'a fork that is gone'}, where the action cannot push; the diff below (and the patch output) can be applied by hand`,
+        notes
+      }
+    }
+    if (pr.head.sha === o.patch.baseSha) return { kind: 'onto-head', head: { ref: pr.head.ref, sha: pr.head.sha, number: pr.number } }
+    let moved = false
+    try {
+      const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({
+        ...repo,
+        basehead: `${o.patch.baseSha}...${pr.head.sha}`
+      })
+      moved = cmp.status === 'ahead'
+    } catch {
+      // the new branch below says enough
+    }
+    notes.push(
+      moved
+        ? `the pull request's branch ${inlineCode(pr.head.ref)} moved on since the run started, so the changes went to a new branch`
+        : `the run did not start from the head of the pull request's branch ${inlineCode(pr.head.ref)}, so the changes went to a new branch`
+    )
+    // A draft PR goes into the head branch only when the starting commit is on it; else into the base branch, so it shows just the agent's changes.
+    return { kind: 'new-branch', prHeadRef: moved ? pr.head.ref : undefined }
+  } catch (e) {
+    return { kind: 'not-committed', why: `the pull request could not be read: ${explain(e, 'contents')}`, notes }
+  }
+}
+
+/** The commit object (blobs, tree, commit on the starting commit), on no branch yet. */
+async function makeCommit(o: CommitOptions, files: FileChange[]): Promise<{ kind: 'made'; sha: string } | { kind: 'failed'; why: string }> {
+  const { octokit, repo } = o
   try {
     let base
     try {
@@ -166,9 +197,8 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       const status = statusOf(e)
       if (status === 404 || status === 422) {
         return {
-          kind: 'not-committed',
-          why: `the starting commit ${o.patch.baseSha.slice(0, 12)} is not on GitHub (was it made by an earlier step and not pushed?)`,
-          notes
+          kind: 'failed',
+          why: `the starting commit ${o.patch.baseSha.slice(0, 12)} is not on GitHub (was it made by an earlier step and not pushed?)`
         }
       }
       throw e
@@ -183,7 +213,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       }
       tree.push(await entryFor(o, f))
     }
-    inTime()
+    inTime(o)
     const { data: newTree } = await octokit.rest.git.createTree({ ...repo, base_tree: base.tree.sha, tree })
     const issue = o.target.issueNumber ?? o.target.pullNumber
     const message = [
@@ -191,49 +221,51 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
       '',
       `Changes made by the bash agent${issue !== undefined ? ` for #${issue}` : ''}${o.runUrl ? ` in ${o.runUrl}` : ''}.`
     ].join('\n')
-    inTime()
+    inTime(o)
     const { data: commit } = await octokit.rest.git.createCommit({ ...repo, message, tree: newTree.sha, parents: [o.patch.baseSha] })
-    commitSha = commit.sha
+    return { kind: 'made', sha: commit.sha }
   } catch (e) {
-    return { kind: 'not-committed', why: explain(e, 'contents'), notes }
+    return { kind: 'failed', why: explain(e, 'contents') }
   }
+}
 
-  const done = (branch: string, onHead: boolean) => ({
+function committed(o: CommitOptions, sha: string, branch: string, onHead: boolean, notes: string[]) {
+  const repoUrl = repoUrlOf(o)
+  const path = branch.split('/').map(encodeURIComponent).join('/')
+  return {
     kind: 'committed' as const,
     branch,
-    sha: commitSha,
-    branchUrl: `${repoUrl}/tree/${branch.split('/').map(encodeURIComponent).join('/')}`,
-    compareUrl: `${repoUrl}/compare/${o.patch.baseSha}...${branch.split('/').map(encodeURIComponent).join('/')}`,
+    sha,
+    branchUrl: `${repoUrl}/tree/${path}`,
+    compareUrl: `${repoUrl}/compare/${o.patch.baseSha}...${path}`,
     onHead,
     notes
-  })
+  }
+}
 
-  if (head) {
-    try {
-      // No force: when the branch moved on meanwhile this fails and the commit goes to a new branch.
-      await octokit.rest.git.updateRef({ ...repo, ref: `heads/${head.ref}`, sha: commitSha, force: false })
-      return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrl}/pull/${head.number}`, created: false } }
-    } catch (e) {
-      if (statusOf(e) !== 422) return { kind: 'not-committed', why: explain(e, 'contents'), notes }
-      prHeadRef = head.ref
-      notes.push(
-        /fast.forward/i.test(messageOf(e))
-          ? `the pull request's branch ${inlineCode(head.ref)} moved on while the changes were committed, so they went to a new branch`
-          : `the pull request's branch ${inlineCode(head.ref)} could not be updated (${messageOf(e)}), so the changes went to a new branch`
-      )
+/** Fast-forwards the pull request's head branch to the commit; `elsewhere` when it moved on or refused (the commit then goes to a new branch). */
+async function moveHead(
+  o: CommitOptions,
+  head: PullHead,
+  sha: string
+): Promise<{ kind: 'moved' } | { kind: 'elsewhere'; note: string } | { kind: 'failed'; why: string }> {
+  try {
+    // No force: when the branch moved on meanwhile this fails and the commit goes to a new branch.
+    await o.octokit.rest.git.updateRef({ ...o.repo, ref: `heads/${head.ref}`, sha, force: false })
+    return { kind: 'moved' }
+  } catch (e) {
+    if (statusOf(e) !== 422) return { kind: 'failed', why: explain(e, 'contents') }
+    return {
+      kind: 'elsewhere',
+      note: /fast.forward/i.test(messageOf(e))
+        ? `the pull request's branch ${inlineCode(head.ref)} moved on while the changes were committed, so they went to a new branch`
+        : `the pull request's branch ${inlineCode(head.ref)} could not be updated (${messageOf(e)}), so the changes went to a new branch`
     }
   }
+}
 
-  const branch = branchName(o.target, o.runId, o.runAttempt)
-  try {
-    inTime()
-    await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commitSha })
-  } catch (e) {
-    return { kind: 'not-committed', why: explain(e, 'contents'), notes }
-  }
-  const result: Handback = done(branch, false)
-  if (o.mode !== 'pull-request') return result
-  const into = prHeadRef ?? o.baseBranch
+/** Opens a draft pull request from `branch` into `into`; a failure is told in the result, the commit stands. */
+async function openDraft(o: CommitOptions, branch: string, into: string, result: Handback & { kind: 'committed' }): Promise<Handback> {
   try {
     const body = [
       o.target.issueNumber !== undefined
@@ -245,9 +277,9 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     ]
       .filter(Boolean)
       .join('\n\n')
-    inTime()
-    const { data: pr } = await octokit.rest.pulls.create({
-      ...repo,
+    inTime(o)
+    const { data: pr } = await o.octokit.rest.pulls.create({
+      ...o.repo,
       title: firstLine(o.task, 100),
       head: branch,
       base: into,
@@ -266,7 +298,7 @@ async function entryFor(o: CommitOptions, f: FileChange): Promise<TreeEntry> {
   const mode = modeOf(f.newMode)
   const text = asUtf8(content)
   if (text !== undefined) return { path: f.path, mode, type: 'blob', content: text }
-  if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
+  inTime(o)
   const { data: blob } = await o.octokit.rest.git.createBlob({ ...o.repo, content: content.toString('base64'), encoding: 'base64' })
   return { path: f.path, mode, type: 'blob', sha: blob.sha }
 }

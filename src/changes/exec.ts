@@ -1,6 +1,7 @@
 // How the hand-back runs a program: as the contain helper's Sandbox.exec (the
 // sandbox user, no shell) or, here, as the current user. The same type either way.
 import { spawn } from 'node:child_process'
+import { messageOf } from '../util'
 
 export interface ExecResult {
   code: number | null
@@ -31,7 +32,7 @@ export const localExec: Exec = (file, args, opts = {}) =>
     try {
       child = spawn(file, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
     } catch (error) {
-      return finish({ code: null, stdout: Buffer.alloc(0), stderr: (error as Error).message })
+      return finish({ code: null, stdout: Buffer.alloc(0), stderr: messageOf(error) })
     }
     child.stdout.on('data', (c: Buffer) => out.push(c))
     child.stderr.on('data', (c: Buffer) => {

@@ -7,6 +7,7 @@ import type { Exec } from './exec'
 import { computePatch, type Patch } from './patch'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
+import { messageOf } from '../util'
 
 import type { ChangesMode } from './modes'
 export { CHANGES_MODES, type ChangesMode } from './modes'
@@ -30,8 +31,6 @@ export type ChangesReport =
       /** why no commit was tried although the mode asked for one */
       notCommitted?: string
     }
-
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
 export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
@@ -133,37 +132,50 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   for (const h of patch.heldBack) o.log(`Changes: held back ${JSON.stringify(h.path)}: ${h.why}`)
   if (patch.files.length === 0) return report
 
-  if (!o.containsSecret(patch.diff)) {
-    const file = join(o.patchDir, o.patchName)
-    try {
-      writeFileSync(file, patch.diff)
-      report.patchFile = file
-    } catch (e) {
-      warn(`Changes: could not write the patch file: ${messageOf(e)}`)
-    }
-  }
+  const patchFile = o.containsSecret(patch.diff) ? undefined : writePatchFile(o, patch.diff, warn)
+  if (patchFile) report.patchFile = patchFile
   if (o.mode !== 'none' || o.workdir === o.workspace) {
     report.applied = applyPatch(patch, blobs, o.workspace, o.workdir)
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
       warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }
-  if (o.mode === 'branch' || o.mode === 'pull-request') {
-    if (o.noCommit) report.notCommitted = o.noCommit
-    else if (!o.commit) report.notCommitted = 'there is no github-token or repository to commit with'
-    else {
-      try {
-        report.handback = await commitPatch({ ...(await o.commit()), patch, blobs, mode: o.mode })
-      } catch (e) {
-        report.handback = { kind: 'not-committed', why: messageOf(e), notes: [] }
-      }
-      const h = report.handback
-      if (h.kind === 'committed')
-        o.log(`Changes: committed ${h.sha} to ${h.branch}${h.pullRequest ? `; pull request ${h.pullRequest.url}` : ''}.`)
-      else warn(`Changes: not committed: ${h.why}`)
-      if (h.kind === 'committed' && h.pullRequestError) warn(`Changes: no pull request: ${h.pullRequestError}`)
-    }
-  }
+  if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
   return report
+}
+
+/** The patch file for the `patch` output; undefined (and a warning) when it cannot be written. */
+function writePatchFile(o: HandBackOptions, diff: string, warn: (message: string) => void): string | undefined {
+  const file = join(o.patchDir, o.patchName)
+  try {
+    writeFileSync(file, diff)
+    return file
+  } catch (e) {
+    warn(`Changes: could not write the patch file: ${messageOf(e)}`)
+    return undefined
+  }
+}
+
+/** The commit the mode asks for, or why none was tried; either way told in the log. */
+async function commitChanges(
+  o: HandBackOptions,
+  mode: CommitOptions['mode'],
+  patch: Patch,
+  blobs: Map<string, Buffer>,
+  warn: (message: string) => void
+): Promise<{ notCommitted: string } | { handback: Handback }> {
+  if (o.noCommit) return { notCommitted: o.noCommit }
+  if (!o.commit) return { notCommitted: 'there is no github-token or repository to commit with' }
+  let h: Handback
+  try {
+    h = await commitPatch({ ...(await o.commit()), patch, blobs, mode })
+  } catch (e) {
+    h = { kind: 'not-committed', why: messageOf(e), notes: [] }
+  }
+  if (h.kind === 'committed')
+    o.log(`Changes: committed ${h.sha} to ${h.branch}${h.pullRequest ? `; pull request ${h.pullRequest.url}` : ''}.`)
+  else warn(`Changes: not committed: ${h.why}`)
+  if (h.kind === 'committed' && h.pullRequestError) warn(`Changes: no pull request: ${h.pullRequestError}`)
+  return { handback: h }
 }
 
 /** The outputs changed-files, patch, branch, commit-sha, pull-request-url. */

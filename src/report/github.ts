@@ -14,14 +14,11 @@ import { throttling } from '@octokit/plugin-throttling'
 import type { Thread } from '../trigger'
 import { COMMENT_LIMIT } from './render'
 import { roleOf } from './permission'
-import { messageOf } from '../util'
+import { messageOf, statusOf, type Repo } from '../util'
 import Bottleneck from 'bottleneck/light.js'
 
 export type Octokit = ReturnType<typeof github.getOctokit>
-export interface Repo {
-  owner: string
-  repo: string
-}
+export type { Repo }
 export interface CommentRef {
   kind: 'issue' | 'review'
   id: number
@@ -121,11 +118,6 @@ export function clampBody(body: string, limit = COMMENT_LIMIT): string {
   const code = body.charCodeAt(cut - 1)
   if (code >= 0xd800 && code <= 0xdbff) cut--
   return body.slice(0, cut) + note
-}
-
-function statusOf(error: unknown): number | undefined {
-  const s = (error as { status?: unknown })?.status
-  return typeof s === 'number' ? s : undefined
 }
 
 export interface ReportCommentOptions {

@@ -12,6 +12,22 @@ import { sleep } from '../util'
 export const proxyConfigured = (env: NodeJS.ProcessEnv): boolean =>
   Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy)
 
+/** A request to GitHub that does not answer in this time is abandoned (and retried like any network error). */
+const FETCH_TIMEOUT_MS = 30_000
+
+/** A GET on GitHub's REST API with Node's fetch, sent as Octokit would send it. */
+export function fetchGitHub(url: string, token: string): Promise<Response> {
+  return fetch(url, {
+    headers: {
+      authorization: `token ${token}`,
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'bash-agent-action'
+    },
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)
+  })
+}
+
 const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read'])
 
 /**
@@ -39,15 +55,7 @@ export async function permissionViaFetch(
     let status = 0
     let body: { message?: string; permission?: string; role_name?: string } = {}
     try {
-      const res = await fetch(url, {
-        headers: {
-          authorization: `token ${token}`,
-          accept: 'application/vnd.github+json',
-          'x-github-api-version': '2022-11-28',
-          'user-agent': 'bash-agent-action'
-        },
-        signal: AbortSignal.timeout(30_000)
-      })
+      const res = await fetchGitHub(url, token)
       status = res.status
       body = (await res.json().catch(() => ({}))) as typeof body
     } catch (error) {

@@ -5,7 +5,7 @@ import type { Outcome, ReportMeta } from './render'
 import { renderFinal, renderSummary } from './render'
 import { formatUsd } from '../agent/cost'
 import type { ReportComment } from './github'
-import { messageOf } from '../util'
+import { messageOf, statusOf, within } from '../util'
 
 export interface Published {
   commentUrl?: string
@@ -90,19 +90,13 @@ export async function publish(
   comment?.stop()
   const summary = await writeSummary(o, meta, redact, log)
   if (!comment) return { summary }
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<'late'>(resolve => {
-    timer = setTimeout(() => resolve('late'), timeoutMs)
-  })
   try {
-    const ref = await Promise.race([comment.finish(renderFinal(o, meta)), late])
+    const ref = await within(comment.finish(renderFinal(o, meta)), timeoutMs, 'late' as const)
     if (ref === 'late') return { commentError: `GitHub did not take it within ${Math.round(timeoutMs / 1000)} s`, summary }
     return { commentUrl: ref.url, summary }
   } catch (error) {
-    const status = (error as { status?: unknown }).status
-    const why = `${typeof status === 'number' ? `HTTP ${status}: ` : ''}${messageOf(error)}`
+    const status = statusOf(error)
+    const why = `${status !== undefined ? `HTTP ${status}: ` : ''}${messageOf(error)}`
     return { commentError: redact(why), summary }
-  } finally {
-    clearTimeout(timer)
   }
 }

@@ -1,7 +1,7 @@
 // What a run starts from: the settings and the event the runner saved.
 import * as core from '@actions/core'
 import { existsSync, readFileSync } from 'node:fs'
-import { readSettings, SettingsError, type Settings } from '../settings'
+import { readSettings, secretsOf, SettingsError, type Settings } from '../settings'
 import { priceOf } from '../agent/cost'
 import type { Log } from '../report/log'
 import { messageOf } from '../util'
@@ -19,7 +19,7 @@ export function settingsOrFail(out: Log, env: NodeJS.ProcessEnv = process.env): 
     }
     throw error
   }
-  for (const secret of [settings.apiKey, settings.authToken, settings.githubToken]) out.addSecret(secret)
+  for (const secret of secretsOf(settings)) out.addSecret(secret)
   if (settings.maxCostUsd !== undefined && !priceOf(settings.model)) {
     out.warn(`max-cost-usd cannot be enforced: the prices of model "${settings.model}" are not known, so the run has no cost estimate.`)
   }

@@ -3,6 +3,8 @@
 // parameter (main loads it lazily).
 import type { Octokit, Repo } from '../report/github'
 import { MARKER, type Thread } from '../trigger'
+import { fetchGitHub } from '../report/permission'
+import { messageOf, sleep, statusOf } from '../util'
 
 /** Reads for the thread happen before the first model request: one retry, not the three a final report gets. */
 const ONE_RETRY = { retries: 1 }
@@ -17,11 +19,6 @@ export interface ThreadComment {
 
 /** Who the action writes comments as: a login when the token says (a personal token), else any bot (an installation token cannot ask). */
 export type Identity = { login: string } | { bot: true }
-
-export const statusOf = (error: unknown): number | undefined => {
-  const s = (error as { status?: unknown })?.status
-  return typeof s === 'number' ? s : undefined
-}
 
 /**
  * GET /user answers for a personal token; an installation token (the
@@ -80,8 +77,6 @@ export async function threadComments(octokit: Octokit, repo: Repo, thread: Threa
   return all.filter(c => c.id === thread.commentId || c.in_reply_to_id === thread.commentId).map(toComment)
 }
 
-const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
-
 /**
  * threadComments with Node's fetch: a comment-triggered run reads its thread
  * before the first model request, and loading Octokit for it would cost that
@@ -100,15 +95,7 @@ export async function threadCommentsViaFetch(token: string, repo: Repo, thread: 
     let res: Response | undefined
     for (let attempt = 0; ; attempt++) {
       try {
-        res = await fetch(url, {
-          headers: {
-            authorization: `token ${token}`,
-            accept: 'application/vnd.github+json',
-            'x-github-api-version': '2022-11-28',
-            'user-agent': 'bash-agent-action'
-          },
-          signal: AbortSignal.timeout(30_000)
-        })
+        res = await fetchGitHub(url, token)
         if (res.status < 500 || attempt >= 1) break
       } catch (error) {
         if (attempt >= 1) throw error
@@ -134,7 +121,7 @@ export async function downloadRunArtifact(octokit: Octokit, repo: Repo, runId: n
       return fail(`the github-token may not read the run's artifacts (the workflow needs \`actions: read\`)`)
     if (status === 410) return fail('it has expired')
     if (status === 404) return fail(`${what} was not found (deleted or expired)`)
-    return fail(`GitHub did not give it (${status ? `HTTP ${status}` : ((error as Error)?.message ?? String(error))})`)
+    return fail(`GitHub did not give it (${status ? `HTTP ${status}` : messageOf(error)})`)
   }
   let artifact: { id: number; expired?: boolean } | undefined
   try {
@@ -190,7 +177,7 @@ export async function cancelRun(octokit: Octokit, repo: Repo, runId: number): Pr
     return {
       ok: false,
       finished: false,
-      why: `GitHub refused (${status ? `HTTP ${status}` : ((error as Error)?.message ?? String(error))})`
+      why: `GitHub refused (${status ? `HTTP ${status}` : messageOf(error)})`
     }
   }
 }

@@ -13,6 +13,7 @@ import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
 import { requestStop, whoStopped } from './stop'
+import { within } from '../util'
 
 export type { LoadedHistory } from './history'
 
@@ -29,11 +30,6 @@ export interface SessionOptions {
   getOctokit: () => Promise<Octokit>
   warn: (message: string) => void
   env?: NodeJS.ProcessEnv
-}
-
-const within = <T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> => {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([p, new Promise<F>(resolve => (timer = setTimeout(() => resolve(fallback), ms)))]).finally(() => clearTimeout(timer))
 }
 
 export class ThreadSession {

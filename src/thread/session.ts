@@ -21,6 +21,7 @@ import { closeUnfinished, fitHistory } from '../agent/history'
 import { downloadRunArtifact, isOurs, type Identity, type ThreadComment } from './github'
 import { artifactName, seal, sha256Hex, threadKey, unseal, type LoadedHistory } from './history'
 import { parseRunMarker } from './marker'
+import { messageOf } from '../util'
 
 export type HistoryLoad =
   | { kind: 'loaded'; history: LoadedHistory }
@@ -60,7 +61,7 @@ export async function loadThreadHistory(o: LoadOptions): Promise<HistoryLoad> {
     const me = await o.identity(octokit)
     for (const c of marked) if (isOurs(c, me)) last = parseRunMarker(c.body)
   } catch (error) {
-    return afresh(`the thread's comments could not be read (${(error as Error).message})`)
+    return afresh(`the thread's comments could not be read (${messageOf(error)})`)
   }
   if (!last) return { kind: 'none' }
   if (!last.history) return afresh(`the last run here (${last.runId}) saved no conversation`)
@@ -132,6 +133,6 @@ export async function saveThreadHistory(o: SaveOptions): Promise<Saved> {
     await new DefaultArtifactClient().uploadArtifact(name, [file], o.dir, { skipArchive: true })
     return { ok: true, artifact: name, sha256: sha256Hex(bytes) }
   } catch (error) {
-    return { ok: false, why: (error as Error).message }
+    return { ok: false, why: messageOf(error) }
   }
 }

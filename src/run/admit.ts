@@ -1,0 +1,38 @@
+// Whether this event starts a run: valid settings, a trigger the action answers,
+// and someone allowed to start it. Anything else ends the step here, said in the log.
+import { decide, type Task } from '../trigger'
+import type { Log } from '../report/log'
+import type { Settings } from '../settings'
+import { skip } from './finish'
+import { GitHubSide } from './github-side'
+import { readEvent, settingsOrFail } from './inputs'
+
+export interface Admitted {
+  settings: Settings
+  task: Task
+  payload: unknown
+  github: GitHubSide
+}
+
+/** The run to make, or undefined when the step was failed (bad settings) or skipped (said why). */
+export async function admit(out: Log): Promise<Admitted | undefined> {
+  const settings = settingsOrFail(out)
+  if (!settings) return undefined
+  const { eventName, payload } = readEvent()
+  const decision = decide(eventName, payload, settings)
+  if (!decision.run) {
+    skip(out, decision.reason)
+    return undefined
+  }
+  const { task } = decision
+  const github = new GitHubSide(settings, task, out)
+  if (task.people.length) {
+    const gate = await github.gate(settings)
+    if (!gate.allowed) {
+      skip(out, gate.reason)
+      return undefined
+    }
+    out.log(`Trigger from ${task.source}; ${gate.reason}.`)
+  }
+  return { settings, task, payload, github }
+}
