@@ -22,6 +22,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
+import { messageOf } from '../util'
 import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
@@ -35,7 +36,8 @@ import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
 
 export { SANDBOX_USER }
 
-export type SandboxMode = 'user' | 'none'
+import type { SandboxMode } from '../settings'
+export type { SandboxMode }
 
 export interface RunOptions {
   timeoutMs: number
@@ -195,7 +197,7 @@ function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolea
       })
     } catch (e) {
       clearTimeout(timer)
-      resolve({ done: false, problems: [`recovery helper: ${(e as Error).message}`] })
+      resolve({ done: false, problems: [`recovery helper: ${messageOf(e)}`] })
     }
   })
 }
@@ -326,7 +328,7 @@ async function prepareUser(host: Host): Promise<Sandbox | string> {
       ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv }
     })
   } catch (e) {
-    const why = (e as Error).message
+    const why = messageOf(e)
     await server.end(5000)
     const r = await recoverAsRoot({ ...state }, 60_000)
     if (r.done) save('')
@@ -345,7 +347,7 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
     const credentialState = opts.credentialState ?? newCredentialState(os.tmpdir())
     restoreCredentials = (await hideCredentials(opts.workspace, opts.redactor, credentialState, log, { home: opts.env.HOME })).restore
   } catch (e) {
-    log(`Git credentials: could not check the workspace git config (${(e as Error).message}).`)
+    log(`Git credentials: could not check the workspace git config (${messageOf(e)}).`)
   }
   const state = namespaced ? host.baseState() : undefined
   if (state) save(JSON.stringify(state))
@@ -358,7 +360,7 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
     ns = (await withTimeout(server.ready, 60_000)).ns
     if (state) save(JSON.stringify({ ...state, ns }))
   } catch (e) {
-    setupError = (e as Error).message
+    setupError = messageOf(e)
   }
   const why = userWhy ? `user sandbox unavailable: ${userWhy}` : ''
   const contained = namespaced ? '' : 'processes contained by process group only'
