@@ -12,6 +12,8 @@ export interface CommitTarget {
   issueNumber?: number
   /** the pull request the run answers */
   pullNumber?: number
+  /** the branch the thread's last run committed to, when the run's copy started from it (src/thread/resume.ts): the commit goes onto it */
+  onto?: { branch: string; sha: string; pullNumber?: number }
 }
 
 export interface CommitOptions {
@@ -98,8 +100,20 @@ function firstLine(task: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-/** Commits the patch's files (workflow files excepted); never throws. */
+/** The thread's branch as the head to commit onto. */
+const ontoHead = (t: CommitTarget) => t.onto && { ref: t.onto.branch, sha: t.onto.sha, number: t.onto.pullNumber }
+/** The head's pull request, when known. */
+const pullOf = (number: number | undefined, repoUrl: string) =>
+  number === undefined ? {} : { pullRequest: { number, url: `${repoUrl}/pull/${number}`, created: false } }
+
+/**
+ * Commits the patch's files (workflow files excepted); never throws. Onto the
+ * thread's branch (target.onto), the parent is the branch's commit: the copy's
+ * tree was that commit's (src/thread/resume.ts).
+ */
 export async function commitPatch(o: CommitOptions): Promise<Handback> {
+  if (o.target.onto && o.patch.baseSha !== o.target.onto.sha)
+    return commitPatch({ ...o, patch: { ...o.patch, baseSha: o.target.onto.sha } })
   const notes: string[] = []
   const inTime = () => {
     if (o.deadline !== undefined && Date.now() > o.deadline) throw new Error('no time was left to finish the commit before the report')
@@ -112,19 +126,17 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
   const files = o.patch.files.filter(f => !f.workflow)
   if (files.length === 0) return { kind: 'not-committed', why: 'nothing to commit besides workflow changes', notes }
   const { octokit, repo } = o
-  const server = o.serverUrl ?? 'https://github.com'
-  const repoUrl = `${server}/${repo.owner}/${repo.repo}`
-  const fullName = `${repo.owner}/${repo.repo}`.toLowerCase()
+  const repoUrl = `${o.serverUrl ?? 'https://github.com'}/${repo.owner}/${repo.repo}`
 
   // On a pull request: its head branch, when it lives here and is where the run started.
-  let head: { ref: string; sha: string; number: number } | undefined
+  let head: { ref: string; sha: string; number?: number } | undefined = ontoHead(o.target)
   /** the pull request's head branch, when a new draft PR should go into it */
   let prHeadRef: string | undefined
-  if (o.target.pullNumber !== undefined) {
+  if (o.target.pullNumber !== undefined && !head) {
     try {
       const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: o.target.pullNumber })
       const headRepo = pr.head.repo?.full_name
-      if (!headRepo || headRepo.toLowerCase() !== fullName) {
+      if (!headRepo || headRepo.toLowerCase() !== `${repo.owner}/${repo.repo}`.toLowerCase()) {
         return {
           kind: 'not-committed',
           why: `the pull request's branch lives in ${headRepo ? `the fork ${headRepo}` : 'a fork that is gone'}, where the action cannot push; the diff below (and the patch output) can be applied by hand`,
@@ -212,7 +224,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     try {
       // No force: when the branch moved on meanwhile this fails and the commit goes to a new branch.
       await octokit.rest.git.updateRef({ ...repo, ref: `heads/${head.ref}`, sha: commitSha, force: false })
-      return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrl}/pull/${head.number}`, created: false } }
+      return { ...done(head.ref, head.number !== undefined), ...pullOf(head.number, repoUrl) }
     } catch (e) {
       if (statusOf(e) !== 422) return { kind: 'not-committed', why: explain(e, 'contents'), notes }
       prHeadRef = head.ref

@@ -13,6 +13,7 @@ import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
 import { requestStop, whoStopped } from './stop'
+import { ThreadBranch, type BranchWork } from './resume'
 
 export type { LoadedHistory } from './history'
 
@@ -44,6 +45,8 @@ export class ThreadSession {
   loaded: LoadedHistory | undefined
   /** how many of the run's messages came from the history (the task's message is the run's own) */
   private inherited = 0
+  /** where the working copy starts and the commit goes when the last run committed to a branch */
+  readonly branch = new ThreadBranch(() => this.loaded)
 
   constructor(private readonly o: SessionOptions) {
     const env = o.env ?? process.env
@@ -126,7 +129,7 @@ export class ThreadSession {
   async end(
     r: RunResult,
     redactedMessages: MessageParam[],
-    opts: { budgetMs: number; dir: string; model: string; branch?: string; commitSha?: string }
+    opts: { budgetMs: number; dir: string; model: string } & BranchWork
   ): Promise<{ marker?: string; stoppedBy?: string }> {
     if (!this.enabled) return {}
     const repo = this.o.repo as Repo
@@ -141,6 +144,8 @@ export class ThreadSession {
       messages: redactedMessages,
       branch: opts.branch,
       commitSha: opts.commitSha,
+      pullNumber: opts.pullNumber,
+      patch: opts.patch,
       dir: opts.dir,
       env: this.o.env
     })
