@@ -74,12 +74,21 @@ interface Run {
   report: string
 }
 
-async function runIn(o: { gh: FakeGitHub; ws: string; runId: number; body: string; script: Reply[]; sandbox: string }): Promise<Run> {
+async function runIn(o: {
+  gh: FakeGitHub
+  ws: string
+  runId: number
+  body: string
+  script: Reply[]
+  sandbox: string
+  issue?: number
+}): Promise<Run> {
+  const issue = o.issue ?? ISSUE
   const ai = await startFakeAnthropic(o.script, { apiKey: API_KEY })
   try {
     const run = await runAction({
       eventName: 'issue_comment',
-      payload: issueCommentEvent({ body: o.body, login: 'octocat', issueNumber: ISSUE }),
+      payload: issueCommentEvent({ body: o.body, login: 'octocat', issueNumber: issue }),
       inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': ai.url, sandbox: o.sandbox, changes: 'branch' },
       env: {
         GITHUB_API_URL: o.gh.url,
@@ -90,7 +99,7 @@ async function runIn(o: { gh: FakeGitHub; ws: string; runId: number; body: strin
       workspace: o.ws,
       timeoutMs: 120_000
     })
-    const report = [...o.gh.comments.values()].find(c => c.issue_number === ISSUE && c.body.includes(`run=${o.runId} `))?.body ?? ''
+    const report = [...o.gh.comments.values()].find(c => c.issue_number === issue && c.body.includes(`run=${o.runId} `))?.body ?? ''
     return { run, ai, report }
   } finally {
     await ai.close()
@@ -217,5 +226,78 @@ describe('when the branch cannot be had', () => {
       await gh.close()
       db.close()
     }
+  }, 300_000)
+})
+
+describe('where the checkout is not the commit the branch was made from', () => {
+  let origin: { dir: string; base: string }
+  let db: FakeGitDb
+  let gh: FakeGitHub
+  beforeAll(async () => {
+    origin = makeOrigin()
+    db = await createFakeGitDb(origin.dir, { repo: REPO })
+    gh = await startFakeGitHub({ permissions: { octocat: 'write' }, routes: db.routes })
+  })
+  afterAll(async () => {
+    await gh.close()
+    db.close()
+  })
+  const fix = (issue: number, runId: number) =>
+    runIn({
+      gh,
+      issue,
+      ws: checkout(origin.dir, origin.base),
+      runId,
+      body: '/agent fix add',
+      script: [bash(FIX), text('Fixed.')],
+      sandbox: 'none'
+    })
+
+  it("the checkout is the branch's commit (the workflow checked the branch out): nothing applied, the commit goes onto the branch", async () => {
+    const first = await fix(21, 3401)
+    const c1 = first.run.outputs['commit-sha']
+    const ws = checkout(origin.dir, origin.base)
+    git(ws, ['fetch', '-q', db.dir, c1])
+    git(ws, ['checkout', '-q', '--detach', c1])
+    const second = await runIn({
+      gh,
+      issue: 21,
+      ws,
+      runId: 3402,
+      body: '/agent add a test',
+      script: [bash('cat src/add.js'), bash(ADD_TEST), text('Added.')],
+      sandbox: 'none'
+    })
+    expect(firstOutput(second.ai)).toContain('return a + b')
+    expect(second.report).toContain('The working copy starts from branch `agent/issue-21-3401`')
+    expect(second.run.outputs.branch).toBe('agent/issue-21-3401')
+    expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(c1)
+    expect(inDb(db, ['diff', '--name-status', c1, second.run.outputs['commit-sha']])).toBe('A\tsrc/add.test.js')
+  }, 300_000)
+
+  it('main moved on since: the copy starts from the checkout, one line says why, the commit goes to a new branch on the checkout', async () => {
+    const first = await fix(22, 3501)
+    // another change lands on main; the next event's checkout is that commit
+    writeFileSync(join(origin.dir, 'README.md'), '# Hello-World\n\nMore.\n')
+    git(origin.dir, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-am', 'More'])
+    const moved = git(origin.dir, ['rev-parse', 'HEAD'])
+    await db.git(['fetch', '-q', origin.dir, '+refs/heads/main:refs/heads/main'])
+    const second = await runIn({
+      gh,
+      issue: 22,
+      ws: checkout(origin.dir, moved),
+      runId: 3502,
+      body: '/agent add a test',
+      script: [bash('cat src/add.js'), bash(ADD_TEST), text('Added.')],
+      sandbox: 'none'
+    })
+    expect(firstOutput(second.ai)).toContain('return a - b')
+    const lines = second.report.split('\n').filter(l => l.includes('The working copy starts from'))
+    expect(lines).toEqual([
+      `ℹ️ The working copy starts from the checked-out commit, not from branch \`agent/issue-22-3501\` where the last run committed: the checked-out commit ${moved.slice(0, 7)} is not ${origin.base.slice(0, 7)}, the one that branch was made from.`
+    ])
+    expect(second.run.outputs.branch).toBe('agent/issue-22-3502')
+    expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(moved)
+    expect(await db.branch('agent/issue-22-3501')).toBe(first.run.outputs['commit-sha'])
   }, 300_000)
 })

@@ -26,6 +26,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { localExec, readBase, type Base, type ChangesReport, type Exec } from '../changes'
 import { safeGit } from '../changes/patch'
+import { inlineCode } from '../changes/render'
 import type { Sandbox } from '../sandbox'
 import { messageOf } from '../util'
 import type { LoadedHistory } from './history'
@@ -72,7 +73,7 @@ export class ThreadBranch {
       if (plan.kind === 'apply' && head) {
         const done = await this.apply(sb, head, plan.patch.diff, o.tmpDir).catch(e => ({ ok: false as const, why: messageOf(e) }))
         if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base }
-        else failed = { why: `its changes no longer apply to the working copy (${done.why})` }
+        else failed = { why: `its changes no longer apply to the working copy (git: ${inlineCode(done.why)})` }
       } else if (plan.kind === 'at-branch') this.outcome = plan
       this.outcome ??= plan.kind === 'none' ? plan : { kind: 'from-checkout' }
       const line = resumeLine(plan, failed)
