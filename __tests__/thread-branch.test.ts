@@ -82,6 +82,7 @@ async function runIn(o: {
   script: Reply[]
   sandbox: string
   issue?: number
+  changes?: string
 }): Promise<Run> {
   const issue = o.issue ?? ISSUE
   const ai = await startFakeAnthropic(o.script, { apiKey: API_KEY })
@@ -89,7 +90,7 @@ async function runIn(o: {
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: o.body, login: 'octocat', issueNumber: issue }),
-      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': ai.url, sandbox: o.sandbox, changes: 'branch' },
+      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': ai.url, sandbox: o.sandbox, changes: o.changes ?? 'branch' },
       env: {
         GITHUB_API_URL: o.gh.url,
         GITHUB_RUN_ID: String(o.runId),
@@ -299,5 +300,76 @@ describe('where the checkout is not the commit the branch was made from', () => 
     expect(second.run.outputs.branch).toBe('agent/issue-22-3502')
     expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(moved)
     expect(await db.branch('agent/issue-22-3501')).toBe(first.run.outputs['commit-sha'])
+  }, 300_000)
+})
+
+describe('with changes: pull-request', () => {
+  it("the second run's commit goes onto the first run's draft pull request; no second pull request is opened", async () => {
+    const origin = makeOrigin()
+    const db = await createFakeGitDb(origin.dir, { repo: REPO })
+    const gh = await startFakeGitHub({ permissions: { octocat: 'write' }, routes: db.routes })
+    try {
+      const common = { gh, issue: 23, sandbox: 'none', changes: 'pull-request' }
+      const first = await runIn({
+        ...common,
+        ws: checkout(origin.dir, origin.base),
+        runId: 3601,
+        body: '/agent fix add',
+        script: [bash(FIX), text('Fixed.')]
+      })
+      const pr = first.run.outputs['pull-request-url']
+      expect(pr).toMatch(/\/pull\/\d+$/)
+      const second = await runIn({
+        ...common,
+        ws: checkout(origin.dir, origin.base),
+        runId: 3602,
+        body: '/agent add a test',
+        script: [bash(ADD_TEST), text('Added.')]
+      })
+      expect(second.run.outputs.branch).toBe('agent/issue-23-3601')
+      expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(first.run.outputs['commit-sha'])
+      expect(second.run.outputs['pull-request-url']).toBe(pr)
+      expect(db.created.pulls).toHaveLength(1)
+      expect(second.report).toContain("to the pull request's branch [`agent/issue-23-3601`]")
+    } finally {
+      await gh.close()
+      db.close()
+    }
+  }, 300_000)
+})
+
+describe('the branch moved on between the runs', () => {
+  it("someone pushed to it: the commit (parent still the first run's) goes to a new branch, and the pushed work is not overwritten", async () => {
+    const origin = makeOrigin()
+    const db = await createFakeGitDb(origin.dir, { repo: REPO })
+    const gh = await startFakeGitHub({ permissions: { octocat: 'write' }, routes: db.routes })
+    try {
+      const common = { gh, issue: 24, sandbox: 'none' }
+      const first = await runIn({
+        ...common,
+        ws: checkout(origin.dir, origin.base),
+        runId: 3701,
+        body: '/agent fix add',
+        script: [bash(FIX), text('Fixed.')]
+      })
+      const c1 = first.run.outputs['commit-sha']
+      const pushed = inDb(db, ['commit-tree', `${c1}^{tree}`, '-p', c1, '-m', 'a push by hand'])
+      await db.git(['update-ref', 'refs/heads/agent/issue-24-3701', pushed])
+      const second = await runIn({
+        ...common,
+        ws: checkout(origin.dir, origin.base),
+        runId: 3702,
+        body: '/agent add a test',
+        script: [bash('cat src/add.js'), bash(ADD_TEST), text('Added.')]
+      })
+      expect(firstOutput(second.ai)).toContain('return a + b')
+      expect(await db.branch('agent/issue-24-3701')).toBe(pushed)
+      expect(second.run.outputs.branch).toBe('agent/issue-24-3702')
+      expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(c1)
+      expect(second.report).toContain('moved on')
+    } finally {
+      await gh.close()
+      db.close()
+    }
   }, 300_000)
 })
