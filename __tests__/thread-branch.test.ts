@@ -162,6 +162,8 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
     expect(second.run.outputs['exit-reason']).toBe('end_turn')
     expect(firstOutput(second.ai)).toContain('return a + b')
     if (process.env.SHOW_COMMENT) console.log(second.report)
+    // the mode asked for is the one in force (no fallback hides a user-mode failure)
+    if (sandbox === 'user') expect(second.report).toContain('sandbox: user (')
     expect(second.report).toContain(`The working copy starts from branch \`agent/issue-${ISSUE}-${runIds[0]}\``)
   })
 
@@ -185,44 +187,45 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
   })
 })
 
-describe('when the branch cannot be had', () => {
+describe.each(MODES)('sandbox %s: when the branch cannot be had', sandbox => {
   it('the patch no longer applies to the checkout: the copy starts from the checkout, the commit goes to a new branch, one line says so', async () => {
     const origin = makeOrigin()
     const db = await createFakeGitDb(origin.dir, { repo: REPO })
     const gh = await startFakeGitHub({ permissions: { octocat: 'write' }, routes: db.routes })
+    const [one, two] = sandbox === 'none' ? [3301, 3302] : [3311, 3312]
     try {
       const first = await runIn({
         gh,
         ws: checkout(origin.dir, origin.base),
-        runId: 3301,
+        runId: one,
         body: '/agent fix the add function',
         script: [bash(FIX), text('Fixed add.')],
-        sandbox: 'none'
+        sandbox
       })
-      expect(first.run.outputs.branch).toBe(`agent/issue-${ISSUE}-3301`)
+      expect(first.run.outputs.branch).toBe(`agent/issue-${ISSUE}-${one}`)
       // an earlier step of the second job changed the very lines the fix touches
       const ws = checkout(origin.dir, origin.base)
       writeFileSync(join(ws, 'src', 'add.js'), 'export function add(a, b) {\n  return b - a - 0\n}\n')
       const second = await runIn({
         gh,
         ws,
-        runId: 3302,
+        runId: two,
         body: '/agent now add a test for it',
         script: [bash('cat src/add.js'), bash(ADD_TEST), text('Added a test.')],
-        sandbox: 'none'
+        sandbox
       })
       expect(second.run.outputs['exit-reason']).toBe('end_turn')
       expect(firstOutput(second.ai)).toContain('return b - a - 0')
       const lines = second.report.split('\n').filter(l => l.includes('The working copy starts from'))
       expect(lines).toHaveLength(1)
-      expect(lines[0]).toContain('starts from the checked-out commit, not from branch `agent/issue-12-3301`')
+      expect(lines[0]).toContain(`starts from the checked-out commit, not from branch \`agent/issue-12-${one}\``)
       expect(lines[0]).toContain('no longer apply')
       // the conversation still continues
-      expect(second.report).toContain('Continues the conversation of [run 3301]')
+      expect(second.report).toContain(`Continues the conversation of [run ${one}]`)
       // a new branch on the checkout; the first run's branch is untouched
-      expect(second.run.outputs.branch).toBe(`agent/issue-${ISSUE}-3302`)
+      expect(second.run.outputs.branch).toBe(`agent/issue-${ISSUE}-${two}`)
       expect(inDb(db, ['rev-parse', `${second.run.outputs['commit-sha']}^`])).toBe(origin.base)
-      expect(await db.branch(`agent/issue-${ISSUE}-3301`)).toBe(first.run.outputs['commit-sha'])
+      expect(await db.branch(`agent/issue-${ISSUE}-${one}`)).toBe(first.run.outputs['commit-sha'])
     } finally {
       await gh.close()
       db.close()
