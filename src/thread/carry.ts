@@ -60,7 +60,9 @@ export function planResume(h: BranchRecord | undefined, head: string | undefined
   if (head === onto.sha) return { kind: 'at-branch', onto }
   const p = h.patch
   if (!p || typeof p.base !== 'string' || !SHA.test(p.base) || typeof p.diff !== 'string' || !p.diff) {
-    return fromCheckout(`its changes were not saved with the conversation (more than ${MAX_CARRIED_PATCH_BYTES / (1024 * 1024)} MiB)`)
+    return fromCheckout(
+      `its changes were not saved with the conversation (over ${MAX_CARRIED_PATCH_BYTES / (1024 * 1024)} MiB, or not safe to carry)`
+    )
   }
   if (p.base !== head)
     return fromCheckout(`the checked-out commit ${short(head)} is not ${short(p.base)}, the one that branch was made from`)
