@@ -62,17 +62,16 @@ export async function main(): Promise<void> {
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
   const changes = await agent.handBack(c =>
-    handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt })
+    handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt, thread })
   )
   rec.close(result)
   // The conversation saved for the next comment in the thread; who stopped a cancelled run.
-  const committed = changes.kind === 'computed' && changes.handback?.kind === 'committed' ? changes.handback : undefined
+  const work = await thread.branch.forHistory(changes, base, text => out.redactor.contains(text)) // thread-branch: the branch and its patch
   const ended = await thread.end(result, out.redactor.redactDeep(result.messages), {
     budgetMs: control.signalAt !== undefined ? 3000 : 20_000,
     dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${startedAt}`),
     model: settings.model,
-    branch: committed?.branch,
-    commitSha: committed?.sha
+    ...work
   })
   setMarker(ended.marker)
   const shown = { ...result, stoppedBy: ended.stoppedBy, messages: thread.ownMessages(result.messages) }

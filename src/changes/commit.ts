@@ -13,6 +13,8 @@ export interface CommitTarget {
   issueNumber?: number
   /** the pull request the run answers */
   pullNumber?: number
+  /** the branch the thread's last run committed to, when the run's copy started from it (src/thread/resume.ts): the commit goes onto it */
+  onto?: { branch: string; sha: string; pullNumber?: number }
 }
 
 export interface CommitOptions {
@@ -93,14 +95,25 @@ function firstLine(task: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }
 
-/** Commits the patch's files (workflow files excepted); never throws. */
+/**
+ * Commits the patch's files (workflow files excepted); never throws. Onto the
+ * thread's branch (target.onto), the parent is the branch's commit: the copy's
+ * tree was that commit's (src/thread/resume.ts).
+ */
 export async function commitPatch(o: CommitOptions): Promise<Handback> {
+  if (o.target.onto && o.patch.baseSha !== o.target.onto.sha)
+    return commitPatch({ ...o, patch: { ...o.patch, baseSha: o.target.onto.sha } })
   const notes = workflowNotes(o.patch)
   const notCommitted = (why: string): Handback => ({ kind: 'not-committed', why, notes })
   const files = o.patch.files.filter(f => !f.workflow)
   if (files.length === 0) return notCommitted('nothing to commit besides workflow changes')
 
-  const plan = o.target.pullNumber !== undefined ? await planOnPull(o, o.target.pullNumber, notes) : { kind: 'new-branch' as const }
+  const { onto } = o.target
+  const plan: PullPlan = onto
+    ? { kind: 'onto-head', head: { ref: onto.branch, sha: onto.sha, number: onto.pullNumber } }
+    : o.target.pullNumber !== undefined
+      ? await planOnPull(o, o.target.pullNumber, notes)
+      : { kind: 'new-branch' }
   if (plan.kind === 'not-committed') return plan
   const made = await makeCommit(o, files)
   if (made.kind === 'failed') return notCommitted(made.why)
@@ -111,6 +124,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
     const { head } = plan
     const moved = await moveHead(o, head, made.sha)
     if (moved.kind === 'moved') {
+      if (head.number === undefined) return done(head.ref, false)
       return { ...done(head.ref, true), pullRequest: { number: head.number, url: `${repoUrlOf(o)}/pull/${head.number}`, created: false } }
     }
     if (moved.kind === 'failed') return notCommitted(moved.why)
@@ -145,7 +159,8 @@ function inTime(o: CommitOptions): void {
 
 const repoUrlOf = (o: CommitOptions): string => `${o.serverUrl ?? 'https://github.com'}/${o.repo.owner}/${o.repo.repo}`
 
-type PullHead = { ref: string; sha: string; number: number }
+/** a branch to commit onto: a pull request's head, or the thread's branch (its pull request, when it has one) */
+type PullHead = { ref: string; sha: string; number?: number }
 type NotCommitted = Extract<Handback, { kind: 'not-committed' }>
 /** Where the commit goes on a pull request: onto its head branch, or a new branch (whose draft PR may go into `prHeadRef`). */
 type PullPlan = { kind: 'onto-head'; head: PullHead } | { kind: 'new-branch'; prHeadRef?: string } | NotCommitted

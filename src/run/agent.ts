@@ -68,6 +68,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
+  let prepared = ready // thread-branch: the sandbox once its copy starts where the thread's work is
 
   const result = (async (): Promise<RunResult> => {
     try {
@@ -76,6 +77,10 @@ export function startAgent(ctx: AgentContext): AgentRun {
       const started = await ctx.thread.start(inert.api(stripHidden(ctx.task.prompt)), contextBudgetTokens)
       rec.messages.push(...started.messages)
       rec.note = started.note
+      // thread-branch: the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
+      const note = (line: string) => (rec.note = [rec.note, line].filter(Boolean).join('\n\n'))
+      prepared = ctx.thread.branch.prepare(ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note })
+      prepared.catch(() => {}) // awaited by the first command and the release
       rec.system = systemPrompt(
         {
           workspace: plan.workdir,
@@ -116,7 +121,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
             async (command, o) => {
               if (!sandbox) {
                 try {
-                  sandbox = await untilAborted(ready, o.signal ?? control.signal)
+                  sandbox = await untilAborted(prepared, o.signal ?? control.signal)
                 } catch (error) {
                   if (o.signal?.aborted) throw error
                   throw new Error(`the sandbox for commands could not be set up: ${messageOf(error)}`)
@@ -145,7 +150,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
   async function release(): Promise<void> {
     const budget = control.cleanupBudgetMs()
     try {
-      sandbox ??= await within(ready, budget, undefined)
+      sandbox ??= await within(prepared, budget, undefined)
       const sb = sandbox
       if (!sb) return
       rec.info.sandbox = sb.note

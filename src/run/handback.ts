@@ -3,6 +3,7 @@
 import { tmpdir } from 'node:os'
 import { handBack, readBase, localExec, targetOf, baseBranchOf, type ChangesReport, type Exec } from '../changes'
 import type { Log } from '../report/log'
+import type { ThreadSession } from '../thread'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
@@ -25,6 +26,8 @@ export interface HandBackContext {
   workdir: string
   exec: Exec
   base: Promise<Base | undefined>
+  /** thread-branch: where the copy started when the thread's last run committed to a branch (src/thread/resume.ts) */
+  thread?: Pick<ThreadSession, 'branch'>
   control: RunControl
   github: GitHubSide
   out: Log
@@ -38,9 +41,11 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
   const runId = process.env.GITHUB_RUN_ID ?? 'local'
   const deadline = Date.now() + budget - 1000 // no commit request after this: the report is never overtaken
   const repo = github.repo
+  // thread-branch: a copy that started from the thread's branch is diffed against its tree and committed onto it
+  const { base, onto } = c.thread?.branch.forHandBack(c.base) ?? { base: c.base }
   const work = handBack({
     mode: c.settings.changes,
-    base: await within(c.base, budget, undefined),
+    base: await within(base, budget, undefined),
     workspace: c.workspace,
     workdir: c.workdir,
     exec: c.exec,
@@ -52,7 +57,7 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
         ? async () => ({
             octokit: await github.getOctokit(),
             repo,
-            target: targetOf(c.task),
+            target: { ...targetOf(c.task), ...(onto ? { onto } : {}) },
             runId,
             runAttempt: process.env.GITHUB_RUN_ATTEMPT,
             runUrl: c.runUrl,

@@ -17,6 +17,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import { gunzipSync, gzipSync } from 'node:zlib'
 import type { Thread } from '../trigger'
 import type { MessageParam } from '../types'
+import type { CarriedPatch } from './carry'
 
 const MAGIC = Buffer.from('BAH1')
 const IV_BYTES = 12
@@ -32,6 +33,10 @@ export interface LoadedHistory {
   /** the branch and commit the run committed its changes to, when it did: the next working copy starts there */
   branch?: string
   commitSha?: string
+  /** the pull request that branch is the head of, when known */
+  pullNumber?: number
+  /** the patch from the run's checked-out commit to the branch's tree, when small enough (carry.ts) */
+  patch?: CarriedPatch
   /** the workflow run that saved it */
   runId: number
 }

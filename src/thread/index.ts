@@ -14,6 +14,7 @@ import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
 import { requestStop, whoStopped } from './stop'
 import { within } from '../util'
+import { ThreadBranch, type BranchWork } from './resume'
 
 export type { LoadedHistory } from './history'
 
@@ -40,6 +41,8 @@ export class ThreadSession {
   loaded: LoadedHistory | undefined
   /** how many of the run's messages came from the history (the task's message is the run's own) */
   private inherited = 0
+  /** where the working copy starts and the commit goes when the last run committed to a branch */
+  readonly branch = new ThreadBranch(() => this.loaded)
 
   constructor(private readonly o: SessionOptions) {
     const env = o.env ?? process.env
@@ -122,7 +125,7 @@ export class ThreadSession {
   async end(
     r: RunResult,
     redactedMessages: MessageParam[],
-    opts: { budgetMs: number; dir: string; model: string; branch?: string; commitSha?: string }
+    opts: { budgetMs: number; dir: string; model: string } & BranchWork
   ): Promise<{ marker?: string; stoppedBy?: string }> {
     if (!this.enabled) return {}
     const repo = this.o.repo as Repo
@@ -137,6 +140,8 @@ export class ThreadSession {
       messages: redactedMessages,
       branch: opts.branch,
       commitSha: opts.commitSha,
+      pullNumber: opts.pullNumber,
+      patch: opts.patch,
       dir: opts.dir,
       env: this.o.env
     })

@@ -22,6 +22,7 @@ import { downloadRunArtifact, isOurs, type Identity, type ThreadComment } from '
 import { artifactName, seal, sha256Hex, threadKey, unseal, type LoadedHistory } from './history'
 import { parseRunMarker } from './marker'
 import { messageOf } from '../util'
+import type { CarriedPatch } from './carry'
 
 export type HistoryLoad =
   | { kind: 'loaded'; history: LoadedHistory }
@@ -80,7 +81,9 @@ export async function loadThreadHistory(o: LoadOptions): Promise<HistoryLoad> {
       model: h.model,
       runId: h.runId,
       ...(h.branch ? { branch: h.branch } : {}),
-      ...(h.commitSha ? { commitSha: h.commitSha } : {})
+      ...(h.commitSha ? { commitSha: h.commitSha } : {}),
+      ...(h.pullNumber ? { pullNumber: h.pullNumber } : {}),
+      ...(h.patch ? { patch: h.patch } : {})
     }
   }
 }
@@ -96,6 +99,8 @@ export interface SaveOptions {
   messages: MessageParam[]
   branch?: string
   commitSha?: string
+  pullNumber?: number
+  patch?: CarriedPatch
   /** where the file is written before the upload */
   dir: string
   env?: NodeJS.ProcessEnv
@@ -121,6 +126,8 @@ export async function saveThreadHistory(o: SaveOptions): Promise<Saved> {
         messages: o.messages,
         ...(o.branch ? { branch: o.branch } : {}),
         ...(o.commitSha ? { commitSha: o.commitSha } : {}),
+        ...(o.pullNumber ? { pullNumber: o.pullNumber } : {}),
+        ...(o.patch ? { patch: o.patch } : {}),
         savedAt: new Date().toISOString()
       },
       o.secret

@@ -1,0 +1,222 @@
+// The thread is the session, for files (SPEC): where the thread's last run
+// committed to a branch, the next run's working copy starts from that branch
+// and its commit goes onto it.
+//
+// Decision: the branch's changes travel with the history as a patch, not by a
+// fetch. The runner's workspace is checked out at the event's commit, and the
+// branch's commit C (made through the REST API) is not in its object store;
+// fetching it would put the token into a git process. So a run that commits
+// also saves the patch from its checked-out commit B to C's tree (checked for
+// secrets when committed and again here; sealed with the conversation; at most
+// MAX_CARRIED_PATCH_BYTES). The next run, before its first command:
+//   - checkout is C: nothing to do;
+//   - checkout is B: applies the patch to the copy (user mode: `git apply` as
+//     the sandbox user; none mode: in the workspace), so the copy's tree is
+//     C's tree, and makes here a local commit S (B plus the patch, in a scratch
+//     object store borrowing the workspace's) that the hand-back diffs
+//     against, so the run's patch holds its own changes only;
+//   - else (or the patch no longer applies): starts from the checkout and the
+//     report says why in one line.
+// The commit then goes onto the branch with C as parent (CommitTarget.onto),
+// without force; a branch that moved on gets the usual new branch. The copy's
+// startTree is left as it was: the sandbox brings the branch's changes and the
+// run's own back to the workspace, which then holds the branch's state.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { localExec, readBase, type Base, type ChangesReport, type Exec } from '../changes'
+import { safeGit } from '../changes/patch'
+import { inlineCode } from '../changes/render'
+import type { Sandbox } from '../sandbox'
+import { messageOf } from '../util'
+import type { LoadedHistory } from './history'
+import { carried, committedDiff, planResume, resumeLine, type BranchRecord, type ThreadBranchRef } from './carry'
+
+type Outcome =
+  | { kind: 'none' }
+  | { kind: 'at-branch'; onto: ThreadBranchRef }
+  | { kind: 'applied'; onto: ThreadBranchRef; base: Base }
+  | { kind: 'from-checkout' }
+
+export interface PrepareOptions {
+  workspace: string
+  /** the runner's temp folder (RUNNER_TEMP): the scratch repositories go there */
+  tmpDir: string
+  /** adds a line to the report */
+  note: (line: string) => void
+}
+
+/** What the next run's history records about the thread's branch. */
+export type BranchWork = BranchRecord
+
+/** git's last line of complaint (the one that says what failed), short. */
+const lastLine = (text: string) => (text.trim().split('\n').pop() ?? '').slice(0, 200)
+
+export class ThreadBranch {
+  /** settled once the copy is ready (prepare) */
+  private outcome: Outcome | undefined
+  private scratch: string | undefined
+
+  constructor(private readonly history: () => LoadedHistory | undefined) {}
+
+  /**
+   * The sandbox, once its copy starts from the thread's branch when it should
+   * (or from the checkout, said through `note`). Rejects only as `ready` does.
+   */
+  prepare(ready: Promise<Sandbox>, o: PrepareOptions): Promise<Sandbox> {
+    const h = this.history()
+    if (!h?.branch || !h.commitSha) return ready
+    return ready.then(async sb => {
+      const head = await readBase(o.workspace, localExec).catch(() => undefined)
+      const plan = planResume(h, head?.sha)
+      let failed: { why: string } | undefined
+      if (plan.kind === 'apply' && head) {
+        const done = await this.apply(sb, head, plan.patch.diff, o.tmpDir).catch(e => ({ ok: false as const, why: messageOf(e) }))
+        if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base }
+        else failed = { why: `its changes no longer apply to the working copy (git: ${inlineCode(done.why)})` }
+      } else if (plan.kind === 'at-branch') this.outcome = plan
+      this.outcome ??= plan.kind === 'none' ? plan : { kind: 'from-checkout' }
+      const line = resumeLine(plan, failed)
+      if (line) o.note(line)
+      return sb
+    })
+  }
+
+  /** The base commit S first (the patch must apply to the checkout's tree), then the copy. */
+  private async apply(
+    sb: Sandbox,
+    head: Base,
+    diff: string,
+    tmpDir: string
+  ): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
+    this.scratch = mkdtempSync(join(tmpDir, 'bash-agent-thread-'))
+    const base = await baseCommit(this.scratch, head, diff)
+    if (!base.ok) return base
+    const copy = await applyToCopy(sb, diff, this.scratch)
+    return copy.ok ? base : copy
+  }
+
+  /** For the hand-back: what to diff against, and the branch to commit onto, when the copy started from it. */
+  forHandBack(base: Promise<Base | undefined>): { base: Promise<Base | undefined>; onto?: ThreadBranchRef } {
+    const out = this.outcome
+    if (out?.kind === 'applied') return { base: Promise.resolve(out.base), onto: out.onto }
+    if (out?.kind === 'at-branch') return { base, onto: out.onto }
+    return { base }
+  }
+
+  /**
+   * For the history: where the thread's work now is. A run that committed
+   * leaves its branch and the patch from its checkout to it; one that did not
+   * leaves the branch the last run left. Never throws.
+   */
+  async forHistory(
+    changes: ChangesReport,
+    start: Promise<Base | undefined>,
+    containsSecret: (text: string) => boolean
+  ): Promise<BranchWork> {
+    try {
+      const h = changes.kind === 'computed' && changes.handback?.kind === 'committed' ? changes.handback : undefined
+      if (!h) {
+        const last = this.history()
+        if (!last?.branch || !last.commitSha) return {}
+        const { branch, commitSha, pullNumber, patch } = last
+        return { branch, commitSha, ...(pullNumber ? { pullNumber } : {}), ...(patch ? { patch } : {}) }
+      }
+      const work: BranchWork = { branch: h.branch, commitSha: h.sha, ...(h.pullRequest ? { pullNumber: h.pullRequest.number } : {}) }
+      const real = await start
+      if (!real || changes.kind !== 'computed') return work
+      const committed = committedDiff(changes.patch)
+      // resumed: the run's patch is against S, so the carried one is recomputed from the checkout
+      const diff =
+        this.outcome?.kind === 'applied' && this.scratch ? await diffToBranch(real, this.outcome.base, committed, this.scratch) : committed
+      const patch = carried(real.sha, diff, containsSecret)
+      return patch ? { ...work, patch } : work
+    } catch {
+      return changes.kind === 'computed' && changes.handback?.kind === 'committed'
+        ? { branch: changes.handback.branch, commitSha: changes.handback.sha }
+        : {}
+    } finally {
+      if (this.scratch) rmSync(this.scratch, { recursive: true, force: true })
+    }
+  }
+}
+
+const SAFE_C = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'safe.directory=*',
+  '-c',
+  'core.attributesFile=/dev/null'
+]
+
+/** A scratch repository (made by hand: no template, no hooks) whose store borrows `objects`. */
+function scratchRepo(dir: string, objects: string) {
+  const scratch = { gitDir: join(dir, 'git'), index: join(dir, 'index'), home: join(dir, 'home') }
+  mkdirSync(join(scratch.gitDir, 'objects', 'info'), { recursive: true })
+  mkdirSync(join(scratch.gitDir, 'refs', 'heads'), { recursive: true })
+  mkdirSync(scratch.home)
+  mkdirSync(join(dir, 'wt'))
+  writeFileSync(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
+  writeFileSync(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${objects}\n`)
+  return {
+    git: safeGit(localExec, scratch, join(dir, 'wt'), process.env.PATH ?? '/usr/bin:/bin'),
+    objects: join(scratch.gitDir, 'objects')
+  }
+}
+
+/** S: the checkout plus the patch, as a commit in a scratch store (the workspace's objects are only read). */
+async function baseCommit(dir: string, head: Base, diff: string): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
+  const { git, objects } = scratchRepo(join(dir, 'base'), head.objects)
+  try {
+    await git(['read-tree', head.sha])
+    await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(diff))
+    const tree = (await git(['write-tree'])).toString().trim()
+    const who = ['-c', 'user.name=bash-agent', '-c', 'user.email=bash-agent@localhost']
+    const sha = (await git([...who, 'commit-tree', tree, '-p', head.sha, '-m', 'the thread branch'])).toString().trim()
+    return { ok: true, base: { sha, objects } }
+  } catch (e) {
+    return { ok: false, why: lastLine(messageOf(e)) }
+  }
+}
+
+/**
+ * `git apply` in the copy: as the sandbox user inside the containment (user
+ * mode) or in the workspace (none), with a git directory of our own, so none
+ * of the copy's config or hooks is read. All or nothing: git checks every hunk
+ * before it writes.
+ */
+async function applyToCopy(sb: Sandbox, diff: string, scratch: string): Promise<{ ok: true } | { ok: false; why: string }> {
+  const user = sb.mode === 'user'
+  const exec: Exec = user ? (file, args, opts) => sb.exec(file, args, opts) : localExec
+  const gitDir = user ? join(sb.env.TMPDIR ?? dirname(sb.workdir), `thread-${randomBytes(12).toString('hex')}`) : join(scratch, 'apply')
+  const env = {
+    PATH: user ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/bin:/bin'),
+    HOME: '/nonexistent',
+    LANG: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1'
+  }
+  const made = await exec('git', [...SAFE_C, 'init', '-q', '--bare', '--template=', gitDir], { env })
+  if (made.code !== 0) return { ok: false, why: lastLine(made.stderr) }
+  const applied = await exec('git', [...SAFE_C, 'apply', '--binary', '--whitespace=nowarn', '-'], {
+    cwd: sb.workdir,
+    env: { ...env, GIT_DIR: gitDir, GIT_WORK_TREE: sb.workdir, GIT_INDEX_FILE: join(gitDir, 'index') },
+    input: Buffer.from(diff)
+  })
+  await exec('rm', ['-rf', gitDir], { env })
+  return applied.code === 0 ? { ok: true } : { ok: false, why: lastLine(applied.stderr) || `git apply ended with ${applied.code}` }
+}
+
+/** The patch from the checkout `real` to the branch's new tree: `from`'s tree plus what was committed. */
+async function diffToBranch(real: Base, from: Base, committed: string, dir: string): Promise<string> {
+  if (!committed) return ''
+  const { git } = scratchRepo(join(dir, 'carry'), from.objects)
+  await git(['read-tree', from.sha])
+  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(committed))
+  const tree = (await git(['write-tree'])).toString().trim()
+  return (await git(['diff', '--binary', '--full-index', '--no-ext-diff', '--no-textconv', '--no-color', real.sha, tree])).toString('utf8')
+}
