@@ -14,10 +14,14 @@
 //     of S reversed (either case, spaces and colons between the characters
 //     ignored, as `xxd` and `hexdump -C` print them), so a secret printed in
 //     two halves by two commands, or case-changed, is caught piece by piece.
+//     Of a value carrying a credential (a URL with `user:password@`, an
+//     `Authorization:` header) only the credential's runs are learned.
+// All forms are searched in the same text and the union of what they find is
+// masked, so no piece of a run is left beside a mask.
 // Whatever their value, it also removes token-shaped strings: GitHub tokens
 // (ghp_ gho_ ghu_ ghs_ ghr_ github_pat_), Anthropic keys (sk-ant-) and JWTs.
 
-import { RunScanner } from './redact-runs'
+import { RunScanner, secretPieces } from './redact-runs'
 
 /** What every secret form is replaced by. */
 export const REDACTED = '***'
@@ -173,18 +177,18 @@ function redactJwts(text: string): string {
   })
 }
 
-/** One line of wrapped base64 or base64url. */
-const BASE64_LINE = /^[A-Za-z0-9+/_-]+={0,2}$/
+/** One line of wrapped base64 or base64url, or of a hex dump (`xxd -p`, `od -An -tx1`). */
+const BASE64_LINE = /^(?:[A-Za-z0-9+/_-]+={0,2}|(?: [0-9A-Fa-f]{2})+)$/
 /** Narrower lines are not taken for wrapped base64. */
 const MIN_WRAP_WIDTH = 16
 
 /**
- * Find runs of lines that look like base64 wrapped at one width (every line
- * that width, the last one no longer), join each run, apply `pattern`, and
- * wrap the result again at the same width when something was replaced.
+ * Find runs of lines that look like base64 or a hex dump wrapped at one width
+ * (every line that width, the last one no longer), join each run, `mask` it,
+ * and wrap the result again at the same width when something was replaced.
  * Linear in the text.
  */
-function redactWrapped(text: string, pattern: RegExp): string {
+function redactWrapped(text: string, mask: (joined: string) => string): string {
   if (!text.includes('\n')) return text
   const lines = text.split('\n')
   const content = (i: number) => (lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i])
@@ -207,8 +211,7 @@ function redactWrapped(text: string, pattern: RegExp): string {
     }
     const cr = lines[i].endsWith('\r') ? '\r' : ''
     const joined = Array.from({ length: end - i }, (_, k) => content(i + k)).join('')
-    pattern.lastIndex = 0
-    const replaced = joined.replace(pattern, REDACTED)
+    const replaced = mask(joined)
     if (replaced === joined) {
       for (let k = i; k < end; k++) out.push(lines[k])
     } else {
@@ -218,6 +221,44 @@ function redactWrapped(text: string, pattern: RegExp): string {
     i = end
   }
   return changed ? out.join('\n') : text
+}
+
+/** Where `pattern` matches in `text`: flat [start, end, …] pairs, in order. */
+function matchSpans(text: string, pattern: RegExp): number[] {
+  const found: number[] = []
+  pattern.lastIndex = 0
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    if (m[0].length === 0) pattern.lastIndex++
+    else found.push(m.index, m.index + m[0].length)
+  }
+  return found
+}
+
+/** `text` with the union of two ordered span lists replaced, overlapping and touching spans as one. */
+function maskSpans(text: string, a: number[], b: number[]): string {
+  if (a.length === 0 && b.length === 0) return text
+  let out = ''
+  let from = 0
+  let start = -1
+  let end = -1
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const fromA = j >= b.length || (i < a.length && a[i] <= b[j])
+    const s = fromA ? a[i] : b[j]
+    const e = fromA ? a[i + 1] : b[j + 1]
+    if (fromA) i += 2
+    else j += 2
+    if (s <= end) {
+      end = Math.max(end, e)
+      continue
+    }
+    if (start >= 0) out += text.slice(from, start) + REDACTED
+    if (start >= 0) from = end
+    start = s
+    end = e
+  }
+  return out + text.slice(from, start) + REDACTED + text.slice(end)
 }
 
 export class Redactor {
@@ -241,7 +282,7 @@ export class Redactor {
     const value = secret.trim()
     if (value.length < MIN_SECRET_LENGTH || this.#secrets.has(value)) return
     this.#secrets.add(value)
-    this.#runs.add(value)
+    for (const piece of secretPieces(value)) this.#runs.add(piece)
     for (const form of formsOf(value)) {
       if (!this.#forms.has(form.source)) {
         this.#forms.set(form.source, form.length)
@@ -284,7 +325,8 @@ export class Redactor {
       const s = typeof text === 'string' ? text : String(text)
       if (s.length === 0) return s
       const pattern = this.#compiled()
-      return this.#runs.redact(redactJwts(redactWrapped(s.replace(pattern, REDACTED), pattern)), REDACTED)
+      const mask = (t: string) => maskSpans(t, matchSpans(t, pattern), this.#runs.spans(t))
+      return redactJwts(mask(redactWrapped(s, mask)))
     } catch {
       return `${REDACTED} (redaction failed)`
     }
