@@ -55,12 +55,16 @@ describe('a credential in a URL or header: only the credential is learned', () =
   it('the redactor, given whole URLs and header lines', () => {
     const token = newToken()
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64')
+    // a PAT's `github_pat_` is public too: the hex of `github` is no piece of it, even after `x-access-token:`
+    const pat = `github_pat_${randomBytes(60).toString('base64url').replace(/[-_]/g, 'x')}`
     const r = new Redactor([
       `https://x-access-token:${token}@github.com/o/r`,
       `https://x-access-token:${encodeURIComponent(token)}@github.com`,
-      `\textraheader = AUTHORIZATION: basic ${basic}`
+      `\textraheader = AUTHORIZATION: basic ${basic}`,
+      `x-access-token:${pat}`
     ])
     expectOnlyTheToken(r, token)
+    expect(r.redact(`!${hex(pat.slice(11))}!`)).toBe(`!${REDACTED}!`)
     expect(r.redact(`!${hex(basic)}!`)).toBe(`!${REDACTED}!`)
     // the whole value is still a secret as it is
     expect(r.redact(`url https://x-access-token:${token}@github.com/o/r`)).toBe(`url ${REDACTED}`)

@@ -76,10 +76,14 @@ const PLACES: Array<(piece: string) => [string, string]> = [
   p => [`${p}!twice!${p}`, `${REDACTED}!twice!${REDACTED}`]
 ]
 
-/** Every piece of every form of `key`, in every place: what came out wrong (empty when all is well). */
-function misses(key: string, r: Redactor, slicesPerForm: number): string[] {
+/**
+ * Every piece of every form of `key` (of its secret part `body`, after a
+ * public prefix such as `sk-ant-api03-`), in every place: what came out
+ * wrong (empty when all is well).
+ */
+function misses(key: string, r: Redactor, slicesPerForm: number, body = key): string[] {
   const out: string[] = []
-  for (const form of formsOf(key)) {
+  for (const form of formsOf(body)) {
     for (const piece of slicesOf(form, slicesPerForm)) {
       for (const place of PLACES) {
         const [text, expected] = place(piece)
@@ -94,7 +98,7 @@ function misses(key: string, r: Redactor, slicesPerForm: number): string[] {
 describe('runs of a secret: every 12+ character piece is masked whole', () => {
   it('random base64url keys (with - and _), pieces as is, reversed and in hex', () => {
     const found: string[] = []
-    for (let k = 0; k < 150; k++) {
+    for (let k = 0; k < 60; k++) {
       const key = bytes(48).toString('base64url')
       found.push(...misses(key, taught(key), 4))
     }
@@ -103,17 +107,17 @@ describe('runs of a secret: every 12+ character piece is masked whole', () => {
 
   it('random base64 keys (with +, / and = padding) and prefixed keys', () => {
     const found: string[] = []
-    for (let k = 0; k < 100; k++) {
-      const b64 = bytes(31 + int(20)).toString('base64')
-      const key = k % 2 === 0 ? b64 : `sk-ant-api03-probe${bytes(60).toString('base64url')}AA`
-      found.push(...misses(key, taught(key), 3))
+    for (let k = 0; k < 40; k++) {
+      const body = k % 2 === 0 ? bytes(31 + int(20)).toString('base64') : `probe${bytes(60).toString('base64url')}AA`
+      const key = k % 2 === 0 ? body : `sk-ant-api03-${body}`
+      found.push(...misses(key, taught(key), 3, body))
     }
     expect(found.slice(0, 5)).toEqual([])
   })
 
   it('the halves of a key printed by two commands (the case found in issue 10)', () => {
     const found: string[] = []
-    for (let k = 0; k < 300; k++) {
+    for (let k = 0; k < 150; k++) {
       const key = `sk-ant-api03-probe${bytes(60).toString('base64url')}AA`
       const r = taught(key)
       for (const half of [key.slice(0, 50), key.slice(50)]) {
@@ -138,7 +142,7 @@ describe('runs of a secret: every 12+ character piece is masked whole', () => {
       const r = new Redactor([secret])
       for (const form of formsOf(secret)) {
         // every start and end of the plain and reversed forms, random ones of the longer hex forms
-        const all = form.length <= 96 ? slicesAll(form) : slicesOf(form, 60)
+        const all = form.length <= 64 ? slicesAll(form) : slicesOf(form, 60)
         for (const slice of all) {
           const got = r.redact(`!${slice}!`)
           if (got !== `!${REDACTED}!`) found.push(`${secret}: ${slice} -> ${got}`)
@@ -155,6 +159,44 @@ describe('runs of a secret: every 12+ character piece is masked whole', () => {
     expect(r.redact(xxd)).toBe(REDACTED)
     const od = (spacedHex(key).match(/.{1,48}/g) ?? []).map(l => ` ${l.trim()}`).join('\n')
     expect(r.redact(`${od}\n`)).toBe(` ${REDACTED}\n`)
+  })
+
+  it("leaves a token format's public prefix (its hex is `github`), masks the rest", () => {
+    const pat = `github_pat_${bytes(60).toString('base64url').replace(/[-_]/g, 'x')}`
+    const key = `sk-ant-api03-${bytes(60).toString('base64url')}AA`
+    const r = new Redactor([pat, key])
+    for (const text of ['github_pat_', 'sk-ant-api03-', 'https://github.com/o/r', 'sk-ant-api03'].flatMap(t => [
+      t,
+      hex(t),
+      spacedHex(t),
+      reverse(t)
+    ]))
+      expect(r.redact(`!${text}!`)).toBe(`!${text}!`)
+    for (const [secret, prefix] of [
+      [pat, 'github_pat_'],
+      [key, 'sk-ant-api03-']
+    ]) {
+      // [form, how much of its start and end is the public prefix]: only that may show
+      const forms: Array<[string, number, number]> = [
+        [secret, prefix.length, 0],
+        [reverse(secret), 0, prefix.length],
+        [hex(secret), 2 * prefix.length, 0],
+        [hex(reverse(secret)), 0, 2 * prefix.length]
+      ]
+      for (const [form, head, tail] of forms) {
+        const m = /^!(.*)\*\*\*(.*)!$/.exec(r.redact(`!${form}!`))
+        expect(m).not.toBeNull()
+        const [shownHead, shownTail] = [m?.[1] ?? '', m?.[2] ?? '']
+        expect([form.startsWith(shownHead), shownHead.length <= head, form.endsWith(shownTail), shownTail.length <= tail]).toEqual([
+          true,
+          true,
+          true,
+          true
+        ])
+      }
+      const tail = secret.slice(-40)
+      for (const form of [tail, hex(tail), spacedHex(tail), reverse(tail)]) expect(r.redact(`!${form}!`)).toBe(`!${REDACTED}!`)
+    }
   })
 
   it('leaves text that only shares short pieces or one-character runs with a secret', () => {

@@ -34,6 +34,24 @@ function normalised(text: string): string {
   return out
 }
 
+/** The 12-character windows of `secret`, of it reversed, of its hex and of the hex of it reversed (normalised). */
+function windowsOf(secret: string): string[] {
+  const reversed = [...secret].reverse().join('')
+  const out: string[] = []
+  for (const form of [secret, reversed, Buffer.from(secret, 'utf8').toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')]) {
+    const n = normalised(form)
+    for (let i = 0; i + SECRET_RUN_CHARS <= n.length; i++) out.push(n.slice(i, i + SECRET_RUN_CHARS))
+  }
+  return out
+}
+
+/**
+ * Windows of the public prefixes of token formats (`sk-ant-api03`, the hex of
+ * `github` in `github_pat_`): wherever they appear in a secret (also after
+ * `x-access-token:`), they say nothing about it.
+ */
+const PUBLIC_WINDOWS = new Set(['github_pat_', 'sk-ant-api03-', 'sk-ant-admin01-', 'sk-ant-oat01-', 'sk-ant-ort01-'].flatMap(windowsOf))
+
 function hashOf(window: string): number {
   let h = 0
   for (let i = 0; i < window.length; i++) h = (Math.imul(h, HASH_BASE) + window.charCodeAt(i)) | 0
@@ -62,18 +80,11 @@ export class RunScanner {
   }
 
   add(secret: string): void {
-    const bytes = Buffer.from(secret, 'utf8')
-    const reversed = [...secret].reverse().join('')
-    const forms = [secret, reversed, bytes.toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')]
-    for (const form of forms) {
-      const n = normalised(form)
-      for (let i = 0; i + SECRET_RUN_CHARS <= n.length; i++) {
-        const w = n.slice(i, i + SECRET_RUN_CHARS)
-        if (new Set(w).size < MIN_DISTINCT_CHARS || this.#windows.has(w)) continue
-        this.#windows.add(w)
-        const h = hashOf(w) & (FILTER_BITS - 1)
-        this.#filter[h >>> 3] |= 1 << (h & 7)
-      }
+    for (const w of windowsOf(secret)) {
+      if (new Set(w).size < MIN_DISTINCT_CHARS || PUBLIC_WINDOWS.has(w) || this.#windows.has(w)) continue
+      this.#windows.add(w)
+      const h = hashOf(w) & (FILTER_BITS - 1)
+      this.#filter[h >>> 3] |= 1 << (h & 7)
     }
   }
 
