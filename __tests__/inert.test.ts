@@ -516,7 +516,7 @@ interface Run {
 }
 
 /** A second key, passed to the commands with pass-env (a known secret's own value is never passed). */
-const PROBE_KEY = `sk-ant-api03-probe${randomBytes(40).toString('hex')}AA`
+const PROBE_KEY = `sk-ant-api03-probe${randomBytes(60).toString('base64url')}AA`
 
 async function runWith(script: Reply[], body = '/agent look around'): Promise<Run> {
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY })
