@@ -415,11 +415,21 @@ const TOKEN = `ghs_${alnum(36)}`
 const reverse = (s: string) => [...s].reverse().join('')
 const hex = (s: string) => Buffer.from(s).toString('hex')
 
+/** A token format's public prefix: a window inside it (`sk-ant-api03`, the hex of `sk-ant`) is no piece of the key. */
+const PUBLIC_PREFIX = /^(?:sk-ant-api03-|ghs_)/
+
 /** Every 12-character window of the key, its reversal and its hex (either case): none may appear. */
 function pieces(secret: string): string[] {
   const out: string[] = []
-  for (const form of [secret, reverse(secret), hex(secret), hex(secret).toUpperCase()]) {
-    for (let i = 0; i + 12 <= form.length; i += 6) out.push(form.slice(i, i + 12))
+  const p = PUBLIC_PREFIX.exec(secret)?.[0].length ?? 0
+  const forms: Array<[string, number, number]> = [
+    [secret, p, 0],
+    [reverse(secret), 0, p],
+    [hex(secret), 2 * p, 0],
+    [hex(secret).toUpperCase(), 2 * p, 0]
+  ]
+  for (const [form, head, tail] of forms) {
+    for (let i = 0; i + 12 <= form.length; i += 6) if (i + 12 > head && i < form.length - tail) out.push(form.slice(i, i + 12))
   }
   return out
 }
@@ -506,7 +516,7 @@ interface Run {
 }
 
 /** A second key, passed to the commands with pass-env (a known secret's own value is never passed). */
-const PROBE_KEY = `sk-ant-api03-probe${randomBytes(40).toString('hex')}AA`
+const PROBE_KEY = `sk-ant-api03-probe${randomBytes(60).toString('base64url')}AA`
 
 async function runWith(script: Reply[], body = '/agent look around'): Promise<Run> {
   const fake = await startFakeAnthropic(script, { apiKey: API_KEY })

@@ -2,12 +2,19 @@
 // of its hex or of the hex of the reversed secret (either case; spaces and
 // colons between the characters, as hex dumps print them, ignored), found in
 // one pass over a text: a secret printed in two halves by two commands, `rev`,
-// `xxd -p`, `od -tx1` or `tr a-z A-Z` of it. Part of the Redactor (redact.ts).
+// `xxd -p`, `od -tx1` or `tr a-z A-Z` of it. Part of the Redactor (redact.ts),
+// which masks the union of these runs and its other forms' matches, all found
+// in the same text: masking one first would leave the rest of a piece, now
+// shorter than a window, in clear.
 
 /** Any run of this many characters of a secret (or of its reversed or hex forms) is redacted. */
 export const SECRET_RUN_CHARS = 12
-/** A window with fewer distinct characters (`============`) says nothing about a secret. */
-const MIN_DISTINCT_CHARS = 5
+/**
+ * A window with fewer distinct characters (`============`, `0a0a0a0a0a0a`, the
+ * hex of one repeated character) says nothing about a secret; three is enough
+ * for a secret made of a repeated piece (`abcabc…`, `Q7xZQ7xZ…`).
+ */
+const MIN_DISTINCT_CHARS = 3
 /** Bits of the hash filter in front of the window set. */
 const FILTER_BITS = 1 << 20
 const HASH_BASE = 0x01000193
@@ -26,6 +33,24 @@ function normalised(text: string): string {
   }
   return out
 }
+
+/** The 12-character windows of `secret`, of it reversed, of its hex and of the hex of it reversed (normalised). */
+function windowsOf(secret: string): string[] {
+  const reversed = [...secret].reverse().join('')
+  const out: string[] = []
+  for (const form of [secret, reversed, Buffer.from(secret, 'utf8').toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')]) {
+    const n = normalised(form)
+    for (let i = 0; i + SECRET_RUN_CHARS <= n.length; i++) out.push(n.slice(i, i + SECRET_RUN_CHARS))
+  }
+  return out
+}
+
+/**
+ * Windows of the public prefixes of token formats (`sk-ant-api03`, the hex of
+ * `github` in `github_pat_`): wherever they appear in a secret (also after
+ * `x-access-token:`), they say nothing about it.
+ */
+const PUBLIC_WINDOWS = new Set(['github_pat_', 'sk-ant-api03-', 'sk-ant-admin01-', 'sk-ant-oat01-', 'sk-ant-ort01-'].flatMap(windowsOf))
 
 function hashOf(window: string): number {
   let h = 0
@@ -55,33 +80,27 @@ export class RunScanner {
   }
 
   add(secret: string): void {
-    const bytes = Buffer.from(secret, 'utf8')
-    const reversed = [...secret].reverse().join('')
-    const forms = [secret, reversed, bytes.toString('hex'), Buffer.from(reversed, 'utf8').toString('hex')]
-    for (const form of forms) {
-      const n = normalised(form)
-      for (let i = 0; i + SECRET_RUN_CHARS <= n.length; i++) {
-        const w = n.slice(i, i + SECRET_RUN_CHARS)
-        if (new Set(w).size < MIN_DISTINCT_CHARS || this.#windows.has(w)) continue
-        this.#windows.add(w)
-        const h = hashOf(w) & (FILTER_BITS - 1)
-        this.#filter[h >>> 3] |= 1 << (h & 7)
-      }
+    for (const w of windowsOf(secret)) {
+      if (new Set(w).size < MIN_DISTINCT_CHARS || PUBLIC_WINDOWS.has(w) || this.#windows.has(w)) continue
+      this.#windows.add(w)
+      const h = hashOf(w) & (FILTER_BITS - 1)
+      this.#filter[h >>> 3] |= 1 << (h & 7)
     }
   }
 
-  /** `text` with every run covered by known windows replaced by `replacement`. */
-  redact(text: string, replacement: string): string {
-    if (this.#windows.size === 0 || text.length < SECRET_RUN_CHARS) return text
+  /**
+   * Where runs covered by known windows are in `text`: flat [start, end, …]
+   * pairs, in order, overlapping and touching runs merged. A run starts and
+   * ends at a kept character; skipped ones inside it belong to it.
+   */
+  spans(text: string): number[] {
+    const found: number[] = []
+    if (this.#windows.size === 0 || text.length < SECRET_RUN_CHARS) return found
     const at = new Int32Array(SECRET_RUN_CHARS) // positions of the kept characters in the window (ring)
     const filter = this.#filter
     const top = this.#top
     let kept = 0
     let h = 0
-    let out = ''
-    let from = 0
-    let runStart = -1
-    let runEnd = -1
     for (let i = 0; i < text.length; i++) {
       const raw = text.charCodeAt(i)
       if (isSkipped(raw)) continue
@@ -98,16 +117,37 @@ export class RunScanner {
       if ((filter[bit >>> 3] & (1 << (bit & 7))) === 0) continue
       const start = at[kept % SECRET_RUN_CHARS]
       if (!this.#windows.has(normalised(text.slice(start, i + 1)))) continue
-      if (runEnd >= start) {
-        runEnd = i + 1
-      } else {
-        if (runStart >= 0) out += text.slice(from, runStart) + replacement
-        if (runStart >= 0) from = runEnd
-        runStart = start
-        runEnd = i + 1
-      }
+      if (found.length > 0 && found[found.length - 1] >= start) found[found.length - 1] = i + 1
+      else found.push(start, i + 1)
     }
-    if (runStart < 0) return text
-    return out + text.slice(from, runStart) + replacement + text.slice(runEnd)
+    return found
   }
+}
+
+/** `scheme://userinfo@…`: a URL carrying credentials; what follows `@` (host, path) is public. */
+const CREDENTIAL_URL = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:\/\/([^\s/@]+)@\S*/g
+/** `Authorization: basic|bearer|token `, and what precedes it on its line (`extraheader = `): public. */
+const AUTH_PREFIX = /[^\n]*authorization:[ \t]*(?:basic|bearer|token)[ \t]+/gi
+
+/**
+ * The parts of a secret value whose runs are worth looking for: the value
+ * without the public parts of the credentials it carries. Of a URL with
+ * `user:password@` only the user:password pair stays (also percent-decoded),
+ * not the scheme, host or path; of an `Authorization:` header only the
+ * credential. So the hex of `//github.com` is not taken for a secret once
+ * `https://x-access-token:TOKEN@github.com/o/r` is known.
+ */
+export function secretPieces(value: string): string[] {
+  const extra: string[] = []
+  let cut = value.replace(CREDENTIAL_URL, (_, userinfo: string) => {
+    try {
+      const decoded = decodeURIComponent(userinfo)
+      if (decoded !== userinfo) extra.push(decoded)
+    } catch {
+      // not percent-encoded
+    }
+    return `\0${userinfo}\0`
+  })
+  if (/authorization:/i.test(cut)) cut = cut.replace(AUTH_PREFIX, '\0')
+  return [...cut.split('\0'), ...extra].filter(p => p.length >= SECRET_RUN_CHARS)
 }

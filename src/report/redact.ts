@@ -14,10 +14,14 @@
 //     of S reversed (either case, spaces and colons between the characters
 //     ignored, as `xxd` and `hexdump -C` print them), so a secret printed in
 //     two halves by two commands, or case-changed, is caught piece by piece.
+//     Of a value carrying a credential (a URL with `user:password@`, an
+//     `Authorization:` header) only the credential's runs are learned.
+// All forms are searched in the same text and the union of what they find is
+// masked, so no piece of a run is left beside a mask.
 // Whatever their value, it also removes token-shaped strings: GitHub tokens
 // (ghp_ gho_ ghu_ ghs_ ghr_ github_pat_), Anthropic keys (sk-ant-) and JWTs.
 
-import { RunScanner } from './redact-runs'
+import { RunScanner, secretPieces } from './redact-runs'
 
 /** What every secret form is replaced by. */
 export const REDACTED = '***'
@@ -173,51 +177,82 @@ function redactJwts(text: string): string {
   })
 }
 
-/** One line of wrapped base64 or base64url. */
-const BASE64_LINE = /^[A-Za-z0-9+/_-]+={0,2}$/
+/** One line of wrapped base64 or base64url, or of a hex dump (`xxd -p`, `od -An -tx1`). */
+const BASE64_LINE = /^(?:[A-Za-z0-9+/_-]+={0,2}|(?: [0-9A-Fa-f]{2})+)$/
 /** Narrower lines are not taken for wrapped base64. */
 const MIN_WRAP_WIDTH = 16
 
 /**
- * Find runs of lines that look like base64 wrapped at one width (every line
- * that width, the last one no longer), join each run, apply `pattern`, and
- * wrap the result again at the same width when something was replaced.
- * Linear in the text.
+ * Where `find` finds something in the joined lines of text that looks like
+ * base64 or a hex dump wrapped at one width (every line that width, the last
+ * one no longer): flat [start, end, …] pairs, as positions in `text`; a span
+ * that crosses a line takes the line break with it. Linear in the text.
  */
-function redactWrapped(text: string, pattern: RegExp): string {
-  if (!text.includes('\n')) return text
+function wrappedSpans(text: string, find: (joined: string) => number[]): number[] {
+  const found: number[] = []
+  if (!text.includes('\n')) return found
   const lines = text.split('\n')
+  const starts: number[] = []
+  for (let i = 0, at = 0; i < lines.length; i++) {
+    starts.push(at)
+    at += lines[i].length + 1
+  }
   const content = (i: number) => (lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i])
   const isB64 = (i: number) => i < lines.length && BASE64_LINE.test(content(i))
-  let changed = false
-  const out: string[] = []
   let i = 0
   while (i < lines.length) {
     const width = content(i).length
-    if (width < MIN_WRAP_WIDTH || !isB64(i)) {
-      out.push(lines[i++])
-      continue
-    }
     let end = i + 1
-    while (isB64(end) && content(end).length === width) end++
-    if (isB64(end) && content(end).length < width) end++
-    if (end - i < 2) {
-      out.push(lines[i++])
-      continue
+    if (width >= MIN_WRAP_WIDTH && isB64(i)) {
+      while (isB64(end) && content(end).length === width) end++
+      if (isB64(end) && content(end).length < width) end++
     }
-    const cr = lines[i].endsWith('\r') ? '\r' : ''
-    const joined = Array.from({ length: end - i }, (_, k) => content(i + k)).join('')
-    pattern.lastIndex = 0
-    const replaced = joined.replace(pattern, REDACTED)
-    if (replaced === joined) {
-      for (let k = i; k < end; k++) out.push(lines[k])
-    } else {
-      changed = true
-      for (let at = 0; at < replaced.length; at += width) out.push(replaced.slice(at, at + width) + cr)
+    if (end - i >= 2) {
+      const first = i
+      const last = end - first - 1
+      // position in the joined lines -> position in `text`
+      const at = (p: number) => {
+        const k = Math.min(Math.floor(p / width), last)
+        return starts[first + k] + p - k * width
+      }
+      const spans = find(Array.from({ length: end - first }, (_, k) => content(first + k)).join(''))
+      for (let s = 0; s < spans.length; s += 2) found.push(at(spans[s]), at(spans[s + 1] - 1) + 1)
     }
     i = end
   }
-  return changed ? out.join('\n') : text
+  return found
+}
+
+/** Where `pattern` matches in `text`: flat [start, end, …] pairs, in order. */
+function matchSpans(text: string, pattern: RegExp): number[] {
+  const found: number[] = []
+  pattern.lastIndex = 0
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    if (m[0].length === 0) pattern.lastIndex++
+    else found.push(m.index, m.index + m[0].length)
+  }
+  return found
+}
+
+/** `text` with the union of the spans (flat [start, end, …] pairs, any order) replaced, overlapping and touching ones as one. */
+function maskSpans(text: string, spans: number[]): string {
+  if (spans.length === 0) return text
+  const order = Array.from({ length: spans.length / 2 }, (_, k) => 2 * k).sort((x, y) => spans[x] - spans[y])
+  let out = ''
+  let from = 0
+  let start = spans[order[0]]
+  let end = spans[order[0] + 1]
+  for (const k of order) {
+    if (spans[k] <= end) {
+      end = Math.max(end, spans[k + 1])
+      continue
+    }
+    out += text.slice(from, start) + REDACTED
+    from = end
+    start = spans[k]
+    end = spans[k + 1]
+  }
+  return out + text.slice(from, start) + REDACTED + text.slice(end)
 }
 
 export class Redactor {
@@ -225,6 +260,7 @@ export class Redactor {
   readonly #forms = new Map<string, number>()
   readonly #runs = new RunScanner()
   #pattern: RegExp | null = null
+  #knownPattern: RegExp | null = null
   #maxFormLength = TOKEN_CONTEXT
 
   constructor(secrets?: Iterable<string>) {
@@ -241,7 +277,7 @@ export class Redactor {
     const value = secret.trim()
     if (value.length < MIN_SECRET_LENGTH || this.#secrets.has(value)) return
     this.#secrets.add(value)
-    this.#runs.add(value)
+    for (const piece of secretPieces(value)) this.#runs.add(piece)
     for (const form of formsOf(value)) {
       if (!this.#forms.has(form.source)) {
         this.#forms.set(form.source, form.length)
@@ -265,26 +301,33 @@ export class Redactor {
     return this.#maxFormLength
   }
 
-  #compiled(): RegExp {
+  /** [every form and token shape, the known secrets' forms only (null when none)] */
+  #compiled(): [RegExp, RegExp | null] {
     if (this.#pattern === null) {
       const sources = [...this.#forms.entries()].sort((a, b) => b[1] - a[1]).map(([source]) => source)
       this.#pattern = new RegExp([...sources, ...TOKEN_SOURCES].join('|'), 'g')
+      this.#knownPattern = sources.length > 0 ? new RegExp(sources.join('|'), 'g') : null
     }
-    return this.#pattern
+    return [this.#pattern, this.#knownPattern]
   }
 
   /**
    * Replace every known form of every secret, any run of 12 or more characters
    * of a secret (also reversed, in hex), and every token-shaped string, by
-   * `***`; also inside base64 wrapped over several lines (`base64` wraps at 76
-   * columns, PEM at 64). Pure; never throws.
+   * `***`; also inside base64 or a hex dump wrapped over several lines
+   * (`base64` wraps at 76 columns, PEM at 64, `xxd -p` at 60, `od` at 16
+   * bytes). Everything is found in the same text and the union is masked, so
+   * nothing beside a mask is left of a piece. Pure; never throws.
    */
   redact(text: string): string {
     try {
       const s = typeof text === 'string' ? text : String(text)
       if (s.length === 0) return s
-      const pattern = this.#compiled()
-      return this.#runs.redact(redactJwts(redactWrapped(s.replace(pattern, REDACTED), pattern)), REDACTED)
+      const [pattern, known] = this.#compiled()
+      // token shapes are left out of the joined lines: one greedy match would run on into the next line
+      const inWrapped = (t: string) => [...(known ? matchSpans(t, known) : []), ...this.#runs.spans(t)]
+      const spans = [...matchSpans(s, pattern), ...this.#runs.spans(s), ...wrappedSpans(s, inWrapped)]
+      return redactJwts(maskSpans(s, spans))
     } catch {
       return `${REDACTED} (redaction failed)`
     }
