@@ -161,11 +161,12 @@ function snapshot(dir: string): Record<string, string> {
 /** The run folders on this machine (root-only listing). */
 const runDirs = (): string[] => (existsSync(RUNS_DIR) ? asRoot(['ls', '-1', RUNS_DIR]).split('\n').filter(Boolean).sort() : [])
 /**
- * The name of the run folder `run` saved in its state (recorded before it is made). Tests look for
- * this one only: other runs (the other test worker's, other checkouts') come and go in RUNS_DIR meanwhile.
+ * The name of the run folder `run` recorded in the state it saved (before making the folder; a
+ * finished clean-up later saves an empty value). Tests look for this folder only: other runs (the
+ * other test worker's, other checkouts') come and go in RUNS_DIR meanwhile.
  */
 function ownRunDir(run: ActionRun): string {
-  const runDir = (JSON.parse(run.state.sandbox || '{}') as { runDir?: string }).runDir ?? ''
+  const runDir = /"runDir":"([^"]*)"/.exec(readFileSync(run.stateFile, 'utf8'))?.[1] ?? ''
   expect(runDir).toMatch(new RegExp(`^${RUNS_DIR}/[0-9a-f]{32}$`))
   return path.basename(runDir)
 }
