@@ -38,6 +38,8 @@ export interface ActionRun {
   summary: string
   /** from GITHUB_STATE (and legacy ::save-state); pass as `state` with `post: true` */
   state: Record<string, string>
+  /** the GITHUB_STATE file itself: every value saved, in order (`state` holds the last of each name) */
+  stateFile: string
   workspace: string
   runnerTemp: string
   durationMs: number
@@ -544,6 +546,7 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     outputs,
     summary: readFileSync(summaryFile, 'utf8'),
     state,
+    stateFile,
     workspace,
     runnerTemp,
     durationMs,

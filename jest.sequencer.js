@@ -1,0 +1,31 @@
+// The order test files start in. Jest runs the slowest first, by the times it
+// cached last run; a clean clone (CI) has no such cache, and jest falls back
+// to file size, so a small file that waits a real minute (time-limit) would
+// start last and run alone at the end. These measured times stand in for the
+// missing cache; only their order matters, and a stale one costs time, not
+// correctness.
+import Sequencer from '@jest/test-sequencer'
+
+/** Seconds each slow file took in a full run on 2 shared cores (Dec 2026). */
+const MEASURED_S = {
+  'contain.test.ts': 95,
+  'thread.test.ts': 86,
+  'endings.test.ts': 84,
+  'github.test.ts': 79,
+  'handback.test.ts': 65,
+  'time-limit.test.ts': 60,
+  'e2e.test.ts': 55,
+  'inert.test.ts': 43,
+  'envcreds-e2e.test.ts': 36,
+  'security.test.ts': 33
+}
+
+export default class MeasuredFirst extends Sequencer {
+  sort(tests) {
+    const cached = tests.filter(t => this.time(t) !== undefined && this.time(t) !== null)
+    if (cached.length === tests.length) return super.sort(tests)
+    const measured = t => MEASURED_S[t.path.split('/').pop()] ?? 0
+    const rest = super.sort(tests.filter(t => measured(t) === 0))
+    return [...tests.filter(t => measured(t) > 0).sort((a, b) => measured(b) - measured(a)), ...rest]
+  }
+}
