@@ -161,6 +161,12 @@ describe('runs of a secret: every 12+ character piece is masked whole', () => {
     expect(r.redact(`${od}\n`)).toBe(` ${REDACTED}\n`)
   })
 
+  it('the same piece on wrapped lines of its own is masked line by line, the line breaks kept', () => {
+    const key = bytes(48).toString('base64url')
+    const lines = Array.from({ length: 6 }, () => key.slice(8, 28))
+    expect(taught(key).redact(lines.join('\n'))).toBe(lines.map(() => REDACTED).join('\n'))
+  })
+
   it("leaves a token format's public prefix (its hex is `github`), masks the rest", () => {
     const pat = `github_pat_${bytes(60).toString('base64url').replace(/[-_]/g, 'x')}`
     const key = `sk-ant-api03-${bytes(60).toString('base64url')}AA`

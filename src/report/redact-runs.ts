@@ -90,7 +90,7 @@ export class RunScanner {
 
   /**
    * Where runs covered by known windows are in `text`: flat [start, end, …]
-   * pairs, in order, overlapping and touching runs merged. A run starts and
+   * pairs, in order, overlapping runs merged. A run starts and
    * ends at a kept character; skipped ones inside it belong to it.
    */
   spans(text: string): number[] {
@@ -117,7 +117,8 @@ export class RunScanner {
       if ((filter[bit >>> 3] & (1 << (bit & 7))) === 0) continue
       const start = at[kept % SECRET_RUN_CHARS]
       if (!this.#windows.has(normalised(text.slice(start, i + 1)))) continue
-      if (found.length > 0 && found[found.length - 1] >= start) found[found.length - 1] = i + 1
+      // touching runs stay apart: in joined wrapped lines they may be two lines' own runs
+      if (found.length > 0 && found[found.length - 1] > start) found[found.length - 1] = i + 1
       else found.push(start, i + 1)
     }
     return found
