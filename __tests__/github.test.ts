@@ -59,21 +59,23 @@ describe('ReportComment (in process, real Octokit)', () => {
     const { gh, comment } = await setup()
     try {
       await comment.start('starting')
+      let rendered = 0
       for (let i = 1; i <= 20; i++) {
-        comment.progress(`progress ${i} secret-abc`)
+        comment.progress(() => (rendered++, `progress ${i} secret-abc`))
         await sleep(10)
       }
       // nothing before PROGRESS_INTERVAL_MS has passed since the comment was created
       expect(patches(gh)).toHaveLength(0)
       await sleep(PROGRESS_INTERVAL_MS + 700)
       expect(patches(gh).map(p => p.body.body)).toEqual(['progress 20 ***'])
-      comment.progress('progress 21')
+      expect(rendered).toBe(1) // only the body that was sent was rendered
+      comment.progress(() => 'progress 21')
       const ref = await comment.finish('final body')
       expect(ref.url).toMatch(/#issuecomment-\d+$/)
       // the queued progress update was dropped: the final body is the last write
       const [c] = gh.comments.values()
       expect(c.updates).toEqual(['starting', 'progress 20 ***', 'final body'])
-      comment.progress('too late')
+      comment.progress(() => 'too late')
       await sleep(50)
       expect(c.body).toBe('final body')
     } finally {
@@ -87,7 +89,7 @@ describe('ReportComment (in process, real Octokit)', () => {
       gh.fail('POST', /\/issues\/5\/comments$/, 422, 1)
       expect(await comment.start('starting')).toBeUndefined()
       expect(logs.join('\n')).toContain('Could not create the progress comment')
-      comment.progress('progress 1')
+      comment.progress(() => 'progress 1')
       await sleep(PROGRESS_INTERVAL_MS + 700)
       expect([...gh.comments.values()].map(c => c.body)).toEqual(['progress 1'])
       await comment.finish('final')
@@ -132,7 +134,7 @@ describe('ReportComment (in process, real Octokit)', () => {
         headers: { 'retry-after': '1' }
       }
       gh.fail('PATCH', /\/issues\/comments\/\d+$/, 403, 1, limited)
-      comment.progress('progress 1')
+      comment.progress(() => 'progress 1')
       await sleep(PROGRESS_INTERVAL_MS + 700)
       expect(logs.join('\n')).toContain('skipping this progress update')
       gh.fail('PATCH', /\/issues\/comments\/\d+$/, 403, 1, limited)

@@ -42,7 +42,7 @@ export async function main(): Promise<void> {
   // From here on every ending is reported.
   control.begin(startedAt, settings.timeoutMinutes)
   const { rec, transcript, meta, progress, setMarker } = openLive(settings, task, startedAt, thread.runningMarker(), out)
-  rec.onChange = () => github.comment?.progress(progress())
+  rec.onChange = () => github.comment?.progress(progress)
   rec.saveSoon()
   if (!github.canComment) {
     out.log(

@@ -136,7 +136,8 @@ export interface ReportCommentOptions {
 export class ReportComment {
   private ref: CommentRef | undefined
   private creating: Promise<CommentRef | undefined> | undefined
-  private pending: string | undefined
+  /** the newest body, rendered only when it is sent (events come far more often than updates) */
+  private pending: (() => string) | undefined
   private timer: NodeJS.Timeout | undefined
   private inflight: Promise<void> | undefined
   private lastSent = 0
@@ -186,8 +187,8 @@ export class ReportComment {
     return this.creating
   }
 
-  /** Shows progress, at most once every progressInterval(); only the newest body is sent. */
-  progress(body: string): void {
+  /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
+  progress(body: () => string): void {
     if (this.finished) return
     this.pending = body
     this.schedule()
@@ -231,9 +232,10 @@ export class ReportComment {
 
   private flush(): void {
     this.timer = undefined
-    const body = this.pending
-    if (body === undefined || this.finished) return
+    const render = this.pending
+    if (render === undefined || this.finished) return
     this.pending = undefined
+    const body = render()
     this.inflight = (async () => {
       if (!this.ref) {
         // creation failed earlier: try again, with this body
