@@ -30,6 +30,9 @@ export interface ExecResult {
 class RemoteCommand extends EventEmitter implements Launched {
   pid: number | undefined
   readonly stdout = new PassThrough()
+  /** its exit and the end of its output both came: the server has forgotten it already */
+  exited = false
+  ended = false
   constructor(
     private readonly server: ServerClient,
     readonly id: number
@@ -127,10 +130,12 @@ export class ServerClient {
       if (type === FRAME.data) {
         cmd?.stdout.write(Buffer.from(payload))
       } else if (type === FRAME.closed) {
+        if (cmd) cmd.ended = true
         cmd?.stdout.end()
       } else {
         const msg = JSON.parse(payload.toString()) as Record<string, unknown>
         if (cmd && type === FRAME.exit) {
+          cmd.exited = true
           if (msg.error !== undefined && cmd.pid === undefined) cmd.emit('error', new Error(String(msg.error)))
           else cmd.emit('exit', typeof msg.code === 'number' ? msg.code : null)
         } else if (cmd && type === FRAME.message) {
@@ -161,8 +166,9 @@ export class ServerClient {
 
   /** Nothing more of command `id` is wanted: its frames are no longer sent. */
   drop(id: number): void {
+    const cmd = this.commands.get(id)
     this.commands.delete(id)
-    this.request({ op: 'forget', id })
+    if (!(cmd?.exited && cmd.ended)) this.request({ op: 'forget', id })
   }
 
   async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {

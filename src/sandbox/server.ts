@@ -69,14 +69,16 @@ export function commandServer(lib: ServerLib): void {
   type Child = import('node:child_process').ChildProcess
 
   const out = process.stdout
-  const frame = (type: number, id: number, payload: Buffer): void => {
+  const framed = (type: number, id: number, payload: Buffer): Buffer => {
     const h = Buffer.allocUnsafe(9)
     h.writeUInt32BE(payload.length, 0)
     h.writeUInt32BE(id, 4)
     h.writeUInt8(type, 8)
-    out.write(Buffer.concat([h, payload]))
+    return Buffer.concat([h, payload])
   }
-  const send = (id: number, msg: unknown, type = 0): void => frame(type, id, Buffer.from(JSON.stringify(msg)))
+  const frame = (type: number, id: number, payload: Buffer): void => void out.write(framed(type, id, payload))
+  const json = (msg: unknown): Buffer => Buffer.from(JSON.stringify(msg))
+  const send = (id: number, msg: unknown, type = 0): void => frame(type, id, json(msg))
   const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   const quietEnv = { PATH, LANG: 'C', LC_ALL: 'C', HOME: '/', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
 
@@ -269,14 +271,37 @@ export function commandServer(lib: ServerLib): void {
       }
       children.set(id, child)
       send(id, { pid: child.pid })
+      // The end of a command (its exit, then its output's close) goes out in one write when both come
+      // together, and then the command is forgotten without being asked: one wake-up of the action, none of us.
+      let pendingExit: Buffer | undefined
+      let exited = false
+      let closed = false
       child.stdout?.on('data', (d: Buffer) => {
         if (children.has(id)) frame(1, id, d)
       })
       child.stdout?.on('close', () => {
-        if (children.has(id)) frame(3, id, Buffer.alloc(0))
+        closed = true
+        if (!children.has(id)) return
+        if (exited) children.delete(id)
+        out.write(Buffer.concat([pendingExit ?? Buffer.alloc(0), framed(3, id, Buffer.alloc(0))]))
+        pendingExit = undefined
       })
       child.on('error', e => send(id, { error: e.message }, 2))
-      child.on('exit', (code, signal) => send(id, { code, signal }, 2))
+      child.on('exit', (code, signal) => {
+        exited = true
+        const msg = framed(2, id, json({ code, signal }))
+        if (closed) {
+          children.delete(id)
+          out.write(msg)
+          return
+        }
+        pendingExit = msg
+        setImmediate(() => {
+          // its output is still open (a background process holds it): the exit is said now
+          if (pendingExit) out.write(pendingExit)
+          pendingExit = undefined
+        })
+      })
     } else if (req.op === 'kill') {
       const c = children.get(id)
       if (c?.pid) killTree(c.pid)
