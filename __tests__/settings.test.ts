@@ -69,6 +69,11 @@ describe('settings', () => {
     )
   })
 
+  test("timeout-minutes takes decimals, as a workflow's does", () => {
+    expect(withInputs({ 'anthropic-api-key': 'k', 'timeout-minutes': '0.5' }).timeoutMinutes).toBe(0.5)
+    expect(withInputs({ 'anthropic-api-key': 'k' }).timeoutMinutes).toBe(30)
+  })
+
   test('max-cost-usd takes decimals', () => {
     expect(withInputs({ 'anthropic-api-key': 'k', 'max-cost-usd': '2.50' }).maxCostUsd).toBe(2.5)
     expect(withInputs({ 'anthropic-api-key': 'k', 'max-cost-usd': '.5' }).maxCostUsd).toBe(0.5)
@@ -81,6 +86,8 @@ describe('settings', () => {
     ['command-timeout', '1.5'],
     ['max-output-chars', 'lots'],
     ['timeout-minutes', '0'],
+    ['timeout-minutes', '-1'],
+    ['timeout-minutes', 'soon'],
     ['issue-number', 'abc'],
     ['max-cost-usd', '0'],
     ['max-cost-usd', '-1'],

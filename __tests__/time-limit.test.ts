@@ -1,5 +1,6 @@
-// The time limit, end to end: a real one-minute timeout-minutes. In a file of
-// its own so that it waits beside the other test files, not after them.
+// The time limit, end to end: a real timeout-minutes of 0.2 (12 s; the input
+// takes decimals as a workflow's does). In a file of its own so that it waits
+// beside the other test files, not after them.
 import { afterAll, describe, expect, it } from '@jest/globals'
 import { bash, text } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
@@ -18,20 +19,20 @@ afterAll(() => {
 })
 
 describe('time limit', () => {
-  it('a 1-minute timeout-minutes: the running command is stopped, the report says so, success', async () => {
+  it('a 12-second timeout-minutes (0.2): the running command is stopped, the report says so, success', async () => {
     const { run, comment } = await agent([bash('echo start'), bash(`sleep ${S4}`), text('never')], {
-      inputs: { 'timeout-minutes': '1' },
-      timeoutMs: 100_000
+      inputs: { 'timeout-minutes': '0.2' },
+      timeoutMs: 60_000
     })
     expect(run.code).toBe(0)
     expect(run.outputs).toMatchObject({ 'exit-reason': 'timeout', turns: '2', commands: '2' })
     // stopped before the job's own timeout of the same length
-    expect(run.durationMs).toBeLessThan(60_000)
+    expect(run.durationMs).toBeLessThan(12_000)
     expect(comment.body).toContain(
-      '⚠️ **Stopped at the time limit** (timeout-minutes: 1) before the agent finished. 2 commands ran in 2 turns'
+      '⚠️ **Stopped at the time limit** (timeout-minutes: 0.2) before the agent finished. 2 commands ran in 2 turns'
     )
     expect(comment.body).toContain('$ echo start\nstart')
     expect(comment.body).toMatch(new RegExp(`stopped · [\\d.]+ s\n\n\`\`\`console\n\\$ sleep ${S4}\n\\(no output\\)\n`))
     expect(await gone(S4)).toEqual([])
-  }, 120_000)
+  }, 90_000)
 })

@@ -107,7 +107,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     allowedUsers: lines(input('allowed-users')).map(u => u.replace(/^@/, '')),
     appendSystemPrompt: input('append-system-prompt').trim(),
     sandbox,
-    timeoutMinutes: positiveInt('timeout-minutes', input('timeout-minutes'), 30),
+    timeoutMinutes: positiveMinutes('timeout-minutes', input('timeout-minutes'), 30),
     maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
     githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000),
     changes,
@@ -146,6 +146,17 @@ function positiveInt(name: string, raw: string, fallback?: number): number {
 /** Like positiveInt, but 0 is allowed. */
 function wholeNumber(name: string, raw: string, fallback: number): number {
   return raw.trim() === '0' ? 0 : positiveInt(name, raw.trim() === '' ? '' : raw, fallback)
+}
+
+/** Minutes, whole or not (like a workflow's timeout-minutes): 0.5 is half a minute. */
+function positiveMinutes(name: string, raw: string, fallback: number): number {
+  const text = raw.trim()
+  if (text === '') return fallback
+  const n = Number(text)
+  if (!/^\d*\.?\d+$/.test(text) || !(n > 0) || !Number.isFinite(n)) {
+    throw new SettingsError(`Input ${name} must be a positive number of minutes (e.g. 30, or 0.5 for half a minute), got "${raw}".`)
+  }
+  return n
 }
 
 function positiveNumber(name: string, raw: string): number | undefined {
