@@ -17,7 +17,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(46340);
 /* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4617);
 /* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(70948);
-/* harmony import */ var _sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(13089);
+/* harmony import */ var _sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(85066);
 /* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(16141);
 /* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(54527);
 /* harmony import */ var _run_state__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(94352);
@@ -42,7 +42,7 @@ __webpack_require__.r(__webpack_exports__);
 function postSettings(out) {
     try {
         const s = (0,_settings__WEBPACK_IMPORTED_MODULE_1__/* .readSettings */ .sb)(process.env);
-        for (const secret of [s.apiKey, s.authToken, s.githubToken])
+        for (const secret of (0,_settings__WEBPACK_IMPORTED_MODULE_1__/* .secretsOf */ .Fj)(s))
             out.addSecret(secret);
         const limits = { maxTurns: s.maxTurns, timeoutMinutes: s.timeoutMinutes, maxCostUsd: s.maxCostUsd, maxTokens: s.maxTokens };
         return { token: s.githubToken, model: s.model, writeSpacingMs: s.githubWriteIntervalMs, limits };
@@ -404,7 +404,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./src/report/render.ts
 var render = __webpack_require__(46340);
 // EXTERNAL MODULE: ./src/report/permission.ts
-var permission = __webpack_require__(88539);
+var permission = __webpack_require__(10920);
 // EXTERNAL MODULE: ./src/util.ts
 var util = __webpack_require__(54527);
 ;// CONCATENATED MODULE: ./src/report/github.ts
@@ -504,10 +504,6 @@ function clampBody(body, limit = render/* COMMENT_LIMIT */.W$) {
         cut--;
     return body.slice(0, cut) + note;
 }
-function statusOf(error) {
-    const s = error?.status;
-    return typeof s === 'number' ? s : undefined;
-}
 /**
  * The report comment: one comment per run, created once and then only
  * updated. Progress updates are throttled and go out one at a time, newest
@@ -522,6 +518,7 @@ class ReportComment {
     log;
     ref;
     creating;
+    /** the newest body, rendered only when it is sent (events come far more often than updates) */
     pending;
     timer;
     inflight;
@@ -564,7 +561,7 @@ class ReportComment {
         });
         return this.creating;
     }
-    /** Shows progress, at most once every progressInterval(); only the newest body is sent. */
+    /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
     progress(body) {
         if (this.finished)
             return;
@@ -590,7 +587,7 @@ class ReportComment {
         }
         catch (error) {
             // Someone deleted the progress comment: post the report as a new one.
-            if ((statusOf(error) === 404 || statusOf(error) === 410) && this.thread) {
+            if (((0,util/* statusOf */.c2)(error) === 404 || (0,util/* statusOf */.c2)(error) === 410) && this.thread) {
                 this.log('The progress comment is gone; posting the report as a new comment.');
                 this.ref = undefined;
                 return this.create(body);
@@ -609,10 +606,11 @@ class ReportComment {
     }
     flush() {
         this.timer = undefined;
-        const body = this.pending;
-        if (body === undefined || this.finished)
+        const render = this.pending;
+        if (render === undefined || this.finished)
             return;
         this.pending = undefined;
+        const body = render();
         this.inflight = (async () => {
             if (!this.ref) {
                 // creation failed earlier: try again, with this body

@@ -275,7 +275,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./src/report/render.ts
 var render = __webpack_require__(46340);
 // EXTERNAL MODULE: ./src/report/permission.ts
-var permission = __webpack_require__(88539);
+var permission = __webpack_require__(10920);
 // EXTERNAL MODULE: ./src/util.ts
 var util = __webpack_require__(54527);
 ;// CONCATENATED MODULE: ./src/report/github.ts
@@ -375,10 +375,6 @@ function clampBody(body, limit = render/* COMMENT_LIMIT */.W$) {
         cut--;
     return body.slice(0, cut) + note;
 }
-function statusOf(error) {
-    const s = error?.status;
-    return typeof s === 'number' ? s : undefined;
-}
 /**
  * The report comment: one comment per run, created once and then only
  * updated. Progress updates are throttled and go out one at a time, newest
@@ -393,6 +389,7 @@ class ReportComment {
     log;
     ref;
     creating;
+    /** the newest body, rendered only when it is sent (events come far more often than updates) */
     pending;
     timer;
     inflight;
@@ -435,7 +432,7 @@ class ReportComment {
         });
         return this.creating;
     }
-    /** Shows progress, at most once every progressInterval(); only the newest body is sent. */
+    /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
     progress(body) {
         if (this.finished)
             return;
@@ -461,7 +458,7 @@ class ReportComment {
         }
         catch (error) {
             // Someone deleted the progress comment: post the report as a new one.
-            if ((statusOf(error) === 404 || statusOf(error) === 410) && this.thread) {
+            if (((0,util/* statusOf */.c2)(error) === 404 || (0,util/* statusOf */.c2)(error) === 410) && this.thread) {
                 this.log('The progress comment is gone; posting the report as a new comment.');
                 this.ref = undefined;
                 return this.create(body);
@@ -480,10 +477,11 @@ class ReportComment {
     }
     flush() {
         this.timer = undefined;
-        const body = this.pending;
-        if (body === undefined || this.finished)
+        const render = this.pending;
+        if (render === undefined || this.finished)
             return;
         this.pending = undefined;
+        const body = render();
         this.inflight = (async () => {
             if (!this.ref) {
                 // creation failed earlier: try again, with this body
