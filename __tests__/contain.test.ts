@@ -427,20 +427,22 @@ describe.each(kinds)('contained (action as $name)', kind => {
     if (kind.asUser)
       execFileSync('chown', ['-h', `${kind.asUser.uid}:${kind.asUser.gid}`, path.join(ws, 'link-file'), path.join(ws, 'link-dir')])
     const before = snapshot(victims)
-    // a swapper flipping a folder of the workspace to a symlink and back while the action sets up
+    // a swapper flipping a folder of the workspace to a symlink and back while the action sets up (until the first command)
+    const stop = path.join(sharedDir(), 'set-up-done')
     const swapper = spawn(
       'bash',
       [
         '-c',
-        `cd "$1"; for i in $(seq 4000); do rm -rf swap; mkdir swap; touch swap/f; rm -rf swap; ln -s "$2" swap; done`,
+        `cd "$1"; for i in $(seq 4000); do [ -e "$3" ] && break; rm -rf swap; mkdir swap; touch swap/f; rm -rf swap; ln -s "$2" swap; done; rm -rf swap`,
         'bash',
         ws,
-        path.join(victims, 'dir')
+        path.join(victims, 'dir'),
+        stop
       ],
       { stdio: 'ignore', ...(kind.asUser ?? {}) }
     )
     const r = await agent(kind, ws, [
-      'echo x >> link-file; echo x > link-dir/inner; chmod 777 link-dir 2>&1; echo tried',
+      `touch ${stop}; sleep 0.2; echo x >> link-file; echo x > link-dir/inner; chmod 777 link-dir 2>&1; echo tried`,
       `rm -rf src; ln -s "${victims}/dir" src; ln -sfn "${victims}/file" README.md; ln -s / root-link; echo planted`
     ])
     swapper.kill('SIGKILL')

@@ -42,7 +42,10 @@ export async function handBack(
     GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(sandbox.workdir, '.git', 'objects')
   }
   const git = (args: string[]) => sandbox.exec('git', [...SAFE, ...args], { env })
-  const add = await git(['add', '-A'])
+  // the copy can be an overlay on the live workspace: a path something else changes meanwhile can fail one read, not
+  // three (never --ignore-errors: a file left out would come back as deleted)
+  let add = await git(['add', '-A'])
+  for (let i = 0; add.code !== 0 && i < 2; i++) add = await git(['add', '-A'])
   if (add.code !== 0) return { files: 0, problems: [`the agent's changes could not be collected: ${add.stderr.split('\n')[0]}`] }
   const tree = await git(['write-tree'])
   const newTree = tree.stdout.toString().trim()
@@ -54,11 +57,21 @@ export async function handBack(
   const files = (diff.stdout.toString('latin1').match(/^diff --git /gm) ?? []).length
   const gitBin = findProgram('git', envPath, realpathOr(workspace))
   if (!gitBin) return { files, problems: ["git not found: the agent's changes were not applied to the workspace"] }
-  const applied = await run(gitBin, [...SAFE, 'apply', '--binary', '--whitespace=nowarn', '-'], workspace, diff.stdout)
-  return {
-    files,
-    problems: applied.code === 0 ? [] : [`the agent's changes could not be applied to the workspace: ${applied.stderr.split('\n')[0]}`]
+  const apply = (patch: Buffer) => run(gitBin, [...SAFE, 'apply', '--binary', '--whitespace=nowarn', '-'], workspace, patch)
+  if ((await apply(diff.stdout)).code === 0) return { files, problems: [] }
+  // file by file: what still applies lands, what does not (the workspace changed meanwhile) is said
+  const problems: string[] = []
+  let applied = 0
+  for (const one of diff.stdout.toString('latin1').split(/^(?=diff --git )/m)) {
+    if (!one.startsWith('diff --git ')) continue
+    const r = await apply(Buffer.from(one, 'latin1'))
+    if (r.code === 0) applied++
+    else
+      problems.push(
+        `the agent's change to ${one.slice(11, one.indexOf('\n'))} could not be applied to the workspace: ${r.stderr.split('\n')[0]}`
+      )
   }
+  return { files: applied, problems }
 }
 
 function run(file: string, args: string[], cwd: string, input: Buffer): Promise<{ code: number | null; stderr: string }> {

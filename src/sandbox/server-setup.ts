@@ -71,7 +71,7 @@ export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ u
  * workspace's objects read-only, and no credential at any depth.
  */
 export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { uid: number; gid: number }): Promise<CopyInfo> {
-  const { fs, pathM, must, lib } = t
+  const { fs, pathM, run, lib } = t
   const b = cfg.bins
   const runDir = cfg.runDir as string
   fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
@@ -94,8 +94,11 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
     return ''
   })
-  // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder
-  await must('hand the copy over', b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
+  // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder; on an overlay a
+  // path something else removes from the workspace meanwhile is no failure
+  const own = await run(b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
+  const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
+  if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
   fs.chmodSync(runDir, 0o711)
   return { workdir, home, tmp, startTree, kind, copyProblem }
 }
@@ -168,8 +171,9 @@ export async function plainCopy(t: ServerTools, cfg: ServerConfig, workdir: stri
 export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string, workdir: string): Promise<string> {
   const { fs, pathM, must, quietEnv } = t
   const b = cfg.bins
+  const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
   const git = (args: string[], env: Record<string, string> = {}) =>
-    must(`git ${args[0]}`, b.git, ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+    must(`git ${args[0]}`, b.git, [...SAFE_GIT, ...args], {
       cwd: workdir,
       env: { ...quietEnv, ...env }
     })
@@ -194,7 +198,13 @@ export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string
   // the state the agent starts from, to compute its changes against
   const startIndex = pathM.join(runDir, 'start-index')
   try {
-    await git(['add', '-A'], { GIT_INDEX_FILE: startIndex })
+    // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
+    // out (exit 1) rather than failing the whole state
+    const added = await t.run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
+      cwd: workdir,
+      env: { ...quietEnv, GIT_INDEX_FILE: startIndex }
+    })
+    if (added.code !== 0 && added.code !== 1) throw new Error(`git add: ${added.stderr.trim().split('\n')[0]}`)
     return (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
   } finally {
     fs.rmSync(startIndex, { force: true })
@@ -225,6 +235,17 @@ export function stripNested(t: ServerTools, root: string): void {
     }
     return found
   }
+  const sanitizeFile = (c: string): void => {
+    // O_NOFOLLOW: a config swapped for a symlink meanwhile is not written through
+    const fd = fs.openSync(c, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
+    try {
+      const text = sanitize(fs.readFileSync(fd, 'utf8'))
+      fs.ftruncateSync(fd, 0)
+      fs.writeSync(fd, text, 0)
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
   const stack = [root]
   while (stack.length) {
     const dir = stack.pop() as string
@@ -241,16 +262,11 @@ export function stripNested(t: ServerTools, root: string): void {
         stack.push(p)
         continue
       }
-      for (const c of configsIn(p, 0, [])) {
-        // O_NOFOLLOW: a config swapped for a symlink meanwhile is not written through
-        const fd = fs.openSync(c, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
-        try {
-          const text = sanitize(fs.readFileSync(fd, 'utf8'))
-          fs.ftruncateSync(fd, 0)
-          fs.writeSync(fd, text, 0)
-        } finally {
-          fs.closeSync(fd)
-        }
+      try {
+        for (const c of configsIn(p, 0, [])) sanitizeFile(c)
+      } catch (e) {
+        // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
+        if ((e as { code?: string }).code !== 'ENOENT') throw e
       }
     }
   }
