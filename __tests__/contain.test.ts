@@ -213,6 +213,7 @@ async function agent(
     sandbox?: 'user' | 'none'
     script?: Reply[]
     env?: Record<string, string>
+    commandTimeout?: string
     onStdout?: Parameters<typeof runAction>[0]['onStdout']
   } = {}
 ): Promise<Ran> {
@@ -236,7 +237,7 @@ async function agent(
         'anthropic-base-url': fake.url,
         sandbox: o.sandbox ?? 'user',
         'blocked-commands': '',
-        'command-timeout': '30'
+        'command-timeout': o.commandTimeout ?? '30'
       },
       env: { GITHUB_API_URL: gh.url, ...o.env },
       asUser: kind.asUser,
@@ -473,7 +474,7 @@ describe.each(kinds)('contained (action as $name)', kind => {
     if (state.ns && isRoot) expect(nsMembers(state.ns)).toEqual([])
   }, 300_000)
 
-  test('a cancel while the copy holds very many files leaves the machine as it was after the post step', async () => {
+  test('a cancel while the copy holds a million files leaves the machine as it was after the post step', async () => {
     const ws = workspace(kind)
     let child: { pid?: number } | undefined
     const script: Reply[] = [
@@ -484,7 +485,7 @@ describe.each(kinds)('contained (action as $name)', kind => {
             id: 'toolu_1',
             name: 'bash',
             input: {
-              command: 'mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 2000 | xargs touch); done; echo made'
+              command: 'mkdir many && cd many && for d in $(seq 100); do mkdir $d; (cd $d && seq 10000 | xargs touch); done; echo made'
             }
           }
         ],
@@ -497,7 +498,8 @@ describe.each(kinds)('contained (action as $name)', kind => {
       },
       { hang: true }
     ]
-    const r = await agent(kind, ws, [], { script, onStdout: (_chunk, c) => (child ??= c) })
+    const r = await agent(kind, ws, [], { script, onStdout: (_chunk, c) => (child ??= c), commandTimeout: '240' })
+    expect(r.results[0]).toBe('made')
     expect(r.run.outputs['exit-reason']).toBe('cancelled')
     const post = await postStep(kind, ws, r.run)
     expect(post.code).toBe(0)
