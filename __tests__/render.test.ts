@@ -285,6 +285,18 @@ describe('the footer', () => {
     expect(f).not.toContain('run log')
   })
 
+  it('shows what the sandbox could not put back as text: a file name the agent chose cannot close the footer, link, ping or inject HTML', () => {
+    const hostile =
+      "user (bash-agent); WARNING: the agent's change to a/x</sub><img src=x onerror=alert(1)> [click](https://evil.example) @octocat **b** could not be applied"
+    const f = footer(outcome(), meta({ sandbox: hostile }))
+    expect(f.startsWith('<sub>')).toBe(true)
+    expect(f.match(/<\/sub>/g)).toEqual(['</sub>'])
+    expect(f.endsWith('</sub>')).toBe(true)
+    expect(f).not.toContain('<img')
+    expect(f).not.toContain('](https://evil.example)')
+    expect(f).not.toContain('@octocat')
+  })
+
   it('is at the end of the final comment', () => {
     const body = renderFinal(outcome(), meta())
     expect(body.endsWith(footer(outcome(), meta()))).toBe(true)

@@ -77,7 +77,7 @@ export function footer(o: Outcome, meta: ReportMeta): string {
     tokens(o.usage),
     o.costUsd === null ? undefined : `~$${formatUsd(o.costUsd)}`,
     `${(meta.elapsedMs / 1000).toFixed(0)} s`,
-    `sandbox: ${meta.sandbox}`,
+    `sandbox: ${inert.text(meta.sandbox)}`, // harness text, but what could not be put back names files the agent chose
     meta.runUrl ? `[run log](${meta.runUrl})` : undefined
   ].filter(Boolean)
   return `<sub>${parts.join(' · ')}</sub>`
