@@ -26,6 +26,7 @@ import { handBack, readBase, localExec, type ChangesReport } from '../src/change
 import { renderChanges } from '../src/changes/render'
 import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
 import { Redactor } from '../src/report/redact'
+import { gitEnv } from './helpers/git'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -36,16 +37,7 @@ const tmp = (name: string) => {
   dirs.push(d)
   return d
 }
-const ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@example.com',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@example.com'
-}
+const ENV = gitEnv()
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: ENV }).toString().trim()
 
 function workspace(): { ws: string; base: string } {

@@ -16,6 +16,7 @@ import { createFakeGitDb, type FakeGitDb, type FakePull } from './helpers/fake-g
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { openFence } from '../src/report/render'
+import { gitEnv } from './helpers/git'
 
 const API_KEY = 'sk-ant-api03-handbackTestKey000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -26,16 +27,7 @@ afterAll(() => {
   cleanupRuns()
 })
 
-const GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Octo Cat',
-  GIT_AUTHOR_EMAIL: 'octocat@example.com',
-  GIT_COMMITTER_NAME: 'Octo Cat',
-  GIT_COMMITTER_EMAIL: 'octocat@example.com'
-}
+const GIT_ENV = gitEnv('Octo Cat', 'octocat@example.com')
 const git = (cwd: string, args: string[], input?: Buffer): Buffer =>
   execFileSync('git', args, { cwd, env: GIT_ENV, input, maxBuffer: 1 << 30 })
 const gitText = (cwd: string, args: string[]) => git(cwd, args).toString('utf8').trim()

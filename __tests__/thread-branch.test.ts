@@ -15,6 +15,7 @@ import { runtimeToken, startFakeGitHub, type FakeGitHub } from './helpers/fake-g
 import { createFakeGitDb, type FakeGitDb } from './helpers/fake-git-db'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
+import { gitEnv } from './helpers/git'
 
 const API_KEY = 'sk-ant-api03-threadBranchKey00000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -30,16 +31,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-const GIT_ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  HOME: '/nonexistent',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Octo Cat',
-  GIT_AUTHOR_EMAIL: 'octocat@example.com',
-  GIT_COMMITTER_NAME: 'Octo Cat',
-  GIT_COMMITTER_EMAIL: 'octocat@example.com'
-}
+const GIT_ENV = gitEnv('Octo Cat', 'octocat@example.com')
 const git = (cwd: string, args: string[], env: Record<string, string> = {}): string =>
   execFileSync('git', args, { cwd, env: { ...GIT_ENV, ...env } })
     .toString('utf8')

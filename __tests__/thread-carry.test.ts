@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { carried, committedDiff, MAX_CARRIED_PATCH_BYTES, planResume, resumeLine } from '../src/thread/carry'
 import { computePatch } from '../src/changes/patch'
 import { localExec } from '../src/changes'
+import { git } from './helpers/git'
 
 const B = 'b'.repeat(40)
 const C = 'c'.repeat(40)
@@ -74,23 +75,6 @@ describe('carried: the patch travels only when it may', () => {
 })
 
 describe('committedDiff: what the commit held', () => {
-  const git = (cwd: string, args: string[]) =>
-    execFileSync('git', args, {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: '/nonexistent',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_AUTHOR_NAME: 'a',
-        GIT_AUTHOR_EMAIL: 'a@example.com',
-        GIT_COMMITTER_NAME: 'a',
-        GIT_COMMITTER_EMAIL: 'a@example.com'
-      }
-    })
-      .toString()
-      .trim()
-
   it('every section but the workflow files, lined up with the files even where one file has two sections', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'thread-carry-'))
     try {

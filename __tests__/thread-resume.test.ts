@@ -12,6 +12,7 @@ import { ThreadBranch } from '../src/thread/resume'
 import type { LoadedHistory } from '../src/thread/history'
 import type { Sandbox } from '../src/sandbox'
 import type { ChangesReport } from '../src/changes'
+import { git } from './helpers/git'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -22,22 +23,6 @@ const temp = (prefix: string) => {
   dirs.push(d)
   return d
 }
-const git = (cwd: string, args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: '/nonexistent',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_AUTHOR_NAME: 'a',
-      GIT_AUTHOR_EMAIL: 'a@example.com',
-      GIT_COMMITTER_NAME: 'a',
-      GIT_COMMITTER_EMAIL: 'a@example.com'
-    }
-  })
-    .toString()
-    .trim()
 
 function workspace(): { ws: string; head: string } {
   const ws = temp('thread-resume-ws-')
