@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
+import { handBack } from '../src/sandbox/handback'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
@@ -208,16 +209,79 @@ describe('user mode', () => {
     const workspace = path.join(path.dirname(made), 'a,b')
     execFileSync('mv', [made, workspace])
     writeFileSync(path.join(workspace, 'untracked.txt'), 'u\n')
+    // a device node an earlier step left (a rootfs unpacked with sudo): useless in the copy
+    const mknod = spawnSync(isRoot ? 'mknod' : 'sudo', [
+      ...(isRoot ? [] : ['-n', 'mknod']),
+      path.join(workspace, 'null-dev'),
+      'c',
+      '1',
+      '3'
+    ])
+    expect(mknod.status).toBe(0)
     const o = options({ workspace })
     const s = await prepare(o)
     expect(o.logs.join('\n')).toContain('(copied files)')
     const r = await sh(
       s,
-      'cat README.md untracked.txt; echo x >> README.md; git status --short; findmnt -n -o FSTYPE -T . | grep -c overlay'
+      'cat README.md untracked.txt; echo x >> README.md; git status --short; findmnt -n -o FSTYPE -T . | grep -c overlay; echo x > null-dev || echo no-device'
     )
-    expect(r.output).toBe('# repo\nu\n M README.md\n?? untracked.txt\n0')
+    expect(r.output).toMatch(/^# repo\nu\n M README.md\n\?\? untracked.txt\n0\n.*Permission denied\nno-device$/)
     expect(readFileSync(path.join(workspace, 'README.md'), 'utf8')).toBe('# repo\n')
     expect(await release(s)).toEqual([])
+  })
+
+  withPrivilege(
+    "objects the agent forges in its copy's .git under the start's names never make the hand-back change an ignored file of the workspace",
+    async () => {
+      const { workspace } = repo()
+      writeFileSync(path.join(workspace, '.gitignore'), 'node_modules/\n')
+      git(workspace, 'add', '.gitignore')
+      git(workspace, 'commit', '-qm', 'ignore')
+      const tool = path.join(workspace, 'node_modules', '.bin', 'tool')
+      mkdirSync(path.dirname(tool), { recursive: true })
+      writeFileSync(tool, '#!/bin/sh\necho real\n', { mode: 0o755 })
+      const s = await prepare(options({ workspace }))
+      const forged = await sh(s, readFileSync(path.resolve('__tests__', 'helpers', 'forge-start-tree.sh'), 'utf8'))
+      expect(forged.output).toContain('forged root')
+      expect(await s.stopProcesses()).toEqual({ ok: true })
+      await handBack(s, workspace, process.env.PATH)
+      expect(readFileSync(tool, 'utf8')).toBe('#!/bin/sh\necho real\n')
+      expect(await release(s)).toEqual([])
+    }
+  )
+
+  withPrivilege('credentials in bare repositories and separate git dirs of the workspace are not in the copy', async () => {
+    const { workspace } = repo()
+    const [bare, sep] = [`ghp_${randomBytes(18).toString('hex')}`, `ghs_${randomBytes(18).toString('hex')}`]
+    git(workspace, 'init', '-q', '--bare', 'cache/mirror.git')
+    git(path.join(workspace, 'cache', 'mirror.git'), 'config', 'remote.origin.url', `https://x-access-token:${bare}@github.com/o/r`)
+    mkdirSync(path.join(workspace, 'deps'))
+    git(workspace, 'init', '-q', '--separate-git-dir=deps/.sepgit', 'deps/sep')
+    git(path.join(workspace, 'deps', 'sep'), 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x:${sep}`)}`)
+    const s = await prepare(options({ workspace }))
+    const r = await sh(
+      s,
+      `grep -r -a -l -e '${bare}' -e '${b64(`x:${sep}`)}' -e extraheader . | wc -l; git -C cache/mirror.git remote get-url origin`
+    )
+    expect(r.output).toBe('0\nhttps://github.com/o/r')
+    expect(await release(s)).toEqual([])
+  })
+
+  withPrivilege('SysV shared memory and files in /run/lock the agent makes end with the run', async () => {
+    const { workspace } = repo()
+    const mark = `bash-agent-test-${randomUUID()}`
+    const hostSegments = () =>
+      spawnSync('ipcs', ['-m'])
+        .stdout.toString()
+        .split('\n')
+        .filter(l => /^0x/.test(l)).length
+    const before = hostSegments()
+    const s = await prepare(options({ workspace }))
+    const r = await sh(s, `ipcmk -M 65536 >/dev/null && ipcs -m | grep -c '^0x'; touch /run/lock/${mark} && echo locked`)
+    expect(r.output).toBe('1\nlocked')
+    expect(await release(s)).toEqual([])
+    expect(hostSegments()).toBe(before)
+    expect(existsSync(path.join('/run/lock', mark))).toBe(false)
   })
 
   withPrivilege('stopProcesses kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {

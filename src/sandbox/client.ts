@@ -13,6 +13,7 @@ export interface Ready {
   home?: string
   tmp?: string
   startTree?: string
+  startObjects?: string
   uid?: number
   gid?: number
   copyProblem?: string

@@ -48,11 +48,11 @@ function takeOut(files: HiddenFile[]): string[] {
  * holds none, while the values may still turn up elsewhere). Returns how many
  * files hold some.
  */
-export async function collectCredentials(workspace: string, redactor: Redactor, log?: Log, o: ScanOptions = {}): Promise<number> {
+export async function collectCredentials(workspace: string, redactor: Redactor, log?: Log, o: ScanOptions = {}): Promise<string[]> {
   const s = await scan(workspace, o)
   teach(redactor, s.secrets)
   for (const note of s.notes) log?.(`Git credentials: ${note}.`)
-  return s.files.length
+  return s.files.map(f => f.path)
 }
 
 /**

@@ -19,7 +19,7 @@ export async function handBack(
   envPath: string | undefined
 ): Promise<{ files: number; problems: string[] }> {
   if (sandbox.mode !== 'user') return { files: 0, problems: [] }
-  if (!sandbox.startTree)
+  if (!sandbox.startTree || !sandbox.startObjects)
     return { files: 0, problems: ["the copy's starting state is unknown: the agent's changes were not applied to the workspace"] }
   // a git directory of our own (random name, made now): none of the copy's config, hooks or info/ is read
   const gitDir = path.join(sandbox.env.TMPDIR ?? path.dirname(sandbox.workdir), `handback-${randomBytes(12).toString('hex')}`)
@@ -38,8 +38,9 @@ export async function handBack(
     GIT_DIR: gitDir,
     GIT_WORK_TREE: sandbox.workdir,
     GIT_INDEX_FILE: path.join(gitDir, 'index'),
-    // the copy's objects (the start tree's among them), read as data
-    GIT_ALTERNATE_OBJECT_DIRECTORIES: path.join(sandbox.workdir, '.git', 'objects')
+    // the start tree's objects, from stores the agent could not write (never the copy's .git: objects forged there
+    // under the start's names would make an ignored file of the workspace look tracked and changed)
+    GIT_ALTERNATE_OBJECT_DIRECTORIES: sandbox.startObjects ?? ''
   }
   const git = (args: string[]) => sandbox.exec('git', [...SAFE, ...args], { env })
   // the copy can be an overlay on the live workspace: a path something else changes meanwhile can fail one read, not

@@ -59,6 +59,8 @@ export interface Sandbox {
   baseSha: string | undefined
   /** the copy's state at start as a git tree (user mode), to compute the agent's changes against */
   startTree?: string
+  /** where that tree's objects are: stores the agent cannot write (GIT_ALTERNATE_OBJECT_DIRECTORIES) */
+  startObjects?: string
   /** the commands' environment */
   env: Record<string, string>
   /** run one command; never throws, as runBash */
@@ -239,7 +241,8 @@ interface Host {
 
 export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   // The copy holds no credential; the workspace's are still taught to the redactor (in none mode hideCredentials does it).
-  if (opts.mode === 'user') await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => 0)
+  const found =
+    opts.mode === 'user' ? await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => []) : []
   const host = await findHost(opts)
   let userWhy = ''
   if (opts.mode === 'user') {
@@ -248,7 +251,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
     else if (missing.length) userWhy = `${missing.join(', ')} not found`
     if (!userWhy) {
-      const made = await prepareUser(host)
+      const made = await prepareUser(host, found)
       if (typeof made !== 'string') return made
       userWhy = made
     }
@@ -286,8 +289,14 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
 }
 
+/** `files` that lie inside `root`, relative to it. */
+function inside(root: string, files: string[]): string[] {
+  const real = realpathOr(root)
+  return files.map(f => path.relative(real, realpathOr(f))).filter(r => r && !r.startsWith('..') && !path.isAbsolute(r))
+}
+
 /** The user sandbox, or why it could not be had (when falling back to none is safe). */
-async function prepareUser(host: Host): Promise<Sandbox | string> {
+async function prepareUser(host: Host, found: string[]): Promise<Sandbox | string> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
@@ -304,6 +313,7 @@ async function prepareUser(host: Host): Promise<Sandbox | string> {
     objects: git?.objects,
     baseSha: git?.baseSha,
     remotes: git?.remotes,
+    credentialFiles: inside(opts.workspace, found), // bare repositories, separate git dirs...: cleaned in the copy too
     namespaced: true,
     bins: host.bins
   })
@@ -324,7 +334,15 @@ async function prepareUser(host: Host): Promise<Sandbox | string> {
       workdir: ready.workdir
     })
     return makeSandbox({
-      ...{ mode: 'user', note: `user (${user})`, workdir: ready.workdir, baseSha: git?.baseSha, startTree: ready.startTree, env },
+      ...{
+        mode: 'user',
+        note: `user (${user})`,
+        workdir: ready.workdir,
+        baseSha: git?.baseSha,
+        startTree: ready.startTree,
+        startObjects: ready.startObjects,
+        env
+      },
       ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv }
     })
   } catch (e) {
@@ -398,6 +416,7 @@ function makeSandbox(o: {
   workdir: string
   baseSha: string | undefined
   startTree?: string
+  startObjects?: string
   env: Record<string, string>
   server: ServerClient
   state?: SavedState
@@ -425,6 +444,7 @@ function makeSandbox(o: {
     workdir: o.workdir,
     baseSha: o.baseSha,
     startTree: o.startTree,
+    startObjects: o.startObjects,
     env: o.env,
     run: (command, r) =>
       runBash(command, {

@@ -80,7 +80,8 @@ export function asRootArgv(priv: Privilege, argv: string[]): string[] {
 }
 
 /** The launcher of a new PID and mount namespace with a private /proc. */
-export const unshareArgs = (unshare: string): string[] => [unshare, '--pid', '--fork', '--kill-child', '--mount-proc']
+// --ipc: SysV shared memory, queues and semaphores of the run end with it
+export const unshareArgs = (unshare: string): string[] => [unshare, '--pid', '--ipc', '--fork', '--kill-child', '--mount-proc']
 
 /** Whether PID namespaces can be made here (a cheap probe, as root). */
 export async function canUnshare(priv: Privilege, unshare: string | undefined, trueBin: string): Promise<boolean> {

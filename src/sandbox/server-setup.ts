@@ -12,6 +12,8 @@ export interface CopyInfo {
   home: string
   tmp: string
   startTree: string
+  /** where the start tree's objects are (root's store, then the workspace's shared read-only), as GIT_ALTERNATE_OBJECT_DIRECTORIES */
+  startObjects: string
   /** how the copy was made: `overlay` (nothing copied; what the agent changes is written beside the workspace) or `copy` */
   kind: 'overlay' | 'copy'
   copyProblem?: string
@@ -89,10 +91,11 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
   let copyProblem = kind === 'copy' ? await lib.plainCopy(t, cfg, workdir) : undefined
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
   lib.stripNested(t, workdir)
-  const startTree = await lib.freshGit(t, cfg, runDir, workdir).catch((e: Error) => {
+  lib.cleanFound(t, workdir, cfg.credentialFiles ?? [])
+  const { startTree, startObjects } = await lib.freshGit(t, cfg, runDir, workdir).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
-    return ''
+    return { startTree: '', startObjects: '' }
   })
   // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder; on an overlay a
   // path something else removes from the workspace meanwhile is no failure
@@ -100,7 +103,7 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
   const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
   if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
   fs.chmodSync(runDir, 0o711)
-  return { workdir, home, tmp, startTree, kind, copyProblem }
+  return { workdir, home, tmp, startTree, startObjects, kind, copyProblem }
 }
 
 /**
@@ -162,13 +165,23 @@ export async function plainCopy(t: ServerTools, cfg: ServerConfig, workdir: stri
   fs.mkdirSync(workdir, { mode: 0o700 })
   const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
   if (!entries.length) return undefined
+  if (cfg.namespaced) {
+    // a device node or setuid file copied from the workspace is of no use to the agent: nodev, nosuid
+    await t.must('the copy without devices', cfg.bins.mount, ['--bind', workdir, workdir])
+    await t.must('the copy without devices', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', workdir])
+  }
   const c = await run(cfg.bins.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
   // files that vanished or changed while copied (a step still writing) are said, not fatal
   return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
 }
 
 /** The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at start. */
-export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string, workdir: string): Promise<string> {
+export async function freshGit(
+  t: ServerTools,
+  cfg: ServerConfig,
+  runDir: string,
+  workdir: string
+): Promise<{ startTree: string; startObjects: string }> {
   const { fs, pathM, must, quietEnv } = t
   const b = cfg.bins
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
@@ -179,11 +192,12 @@ export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string
     })
   await git(['init', '-q', '--template=', workdir])
   const dotGit = pathM.join(workdir, '.git')
-  if (cfg.objects && cfg.baseSha && cfg.namespaced) {
+  const shared = pathM.join(runDir, 'objects')
+  const hasShared = !!(cfg.objects && cfg.baseSha && cfg.namespaced)
+  if (hasShared) {
     // the workspace's objects, read-only, visible only inside this namespace
-    const shared = pathM.join(runDir, 'objects')
     fs.mkdirSync(shared, { mode: 0o755 })
-    await must('share the objects', b.mount, ['--bind', cfg.objects, shared])
+    await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
     await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
     fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
     fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
@@ -195,25 +209,33 @@ export async function freshGit(t: ServerTools, cfg: ServerConfig, runDir: string
     fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
     await git(['read-tree', cfg.baseSha])
   }
-  // the state the agent starts from, to compute its changes against
+  // The state the agent starts from, to compute its changes against: its objects in a store of root's (readable,
+  // not writable, by the agent), never the copy's .git, where the agent could forge the start under its name.
   const startIndex = pathM.join(runDir, 'start-index')
+  const startObjects = pathM.join(runDir, 'start-objects')
+  fs.mkdirSync(startObjects, { mode: 0o755 })
+  const stores = { GIT_OBJECT_DIRECTORY: startObjects, ...(hasShared ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: shared } : {}) }
   try {
     // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
     // out (exit 1) rather than failing the whole state
     const added = await t.run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
       cwd: workdir,
-      env: { ...quietEnv, GIT_INDEX_FILE: startIndex }
+      env: { ...quietEnv, ...stores, GIT_INDEX_FILE: startIndex }
     })
     if (added.code !== 0 && added.code !== 1) throw new Error(`git add: ${added.stderr.trim().split('\n')[0]}`)
-    return (await git(['write-tree'], { GIT_INDEX_FILE: startIndex })).toString().trim()
+    const startTree = (await git(['write-tree'], { ...stores, GIT_INDEX_FILE: startIndex })).toString().trim()
+    return { startTree, startObjects: [startObjects, ...(hasShared ? [shared] : [])].join(':') }
   } finally {
     fs.rmSync(startIndex, { force: true })
   }
 }
 
-/** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
-export function stripNested(t: ServerTools, root: string): void {
-  const { fs, pathM } = t
+/**
+ * A git config (or credential store) in the copy without credentials: no extraheader entries, no include
+ * sections, no user information in URLs. O_NOFOLLOW: a file swapped for a symlink is not written through.
+ */
+export function cleanConfig(t: ServerTools, file: string): void {
+  const { fs } = t
   const sanitize = (text: string): string => {
     const out: string[] = []
     let skipping = false
@@ -225,6 +247,32 @@ export function stripNested(t: ServerTools, root: string): void {
     }
     return out.join('\n')
   }
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
+  try {
+    const text = sanitize(fs.readFileSync(fd, 'utf8'))
+    fs.ftruncateSync(fd, 0)
+    fs.writeSync(fd, text, 0)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** The files the action's scan found credentials in (bare repositories, separate git dirs...), cleaned in the copy. */
+export function cleanFound(t: ServerTools, root: string, files: string[]): void {
+  for (const rel of files) {
+    if (t.pathM.isAbsolute(rel) || rel.split('/').includes('..')) continue
+    try {
+      t.lib.cleanConfig(t, t.pathM.join(root, rel))
+    } catch (e) {
+      // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
+      if ((e as { code?: string }).code !== 'ENOENT') throw e
+    }
+  }
+}
+
+/** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
+export function stripNested(t: ServerTools, root: string): void {
+  const { fs, pathM } = t
   const configsIn = (d: string, depth: number, found: string[]): string[] => {
     for (const n of fs.readdirSync(d)) {
       const q = pathM.join(d, n)
@@ -234,17 +282,6 @@ export function stripNested(t: ServerTools, root: string): void {
         configsIn(q, depth + 1, found)
     }
     return found
-  }
-  const sanitizeFile = (c: string): void => {
-    // O_NOFOLLOW: a config swapped for a symlink meanwhile is not written through
-    const fd = fs.openSync(c, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
-    try {
-      const text = sanitize(fs.readFileSync(fd, 'utf8'))
-      fs.ftruncateSync(fd, 0)
-      fs.writeSync(fd, text, 0)
-    } finally {
-      fs.closeSync(fd)
-    }
   }
   const stack = [root]
   while (stack.length) {
@@ -263,7 +300,7 @@ export function stripNested(t: ServerTools, root: string): void {
         continue
       }
       try {
-        for (const c of configsIn(p, 0, [])) sanitizeFile(c)
+        for (const c of configsIn(p, 0, [])) t.lib.cleanConfig(t, c)
       } catch (e) {
         // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
         if ((e as { code?: string }).code !== 'ENOENT') throw e
@@ -274,7 +311,7 @@ export function stripNested(t: ServerTools, root: string): void {
 
 /** Private temp folders (after the copy, which may come from one): what the agent leaves there vanishes with the namespace. */
 export async function privateTemp(t: ServerTools, cfg: ServerConfig): Promise<void> {
-  for (const d of ['/tmp', '/var/tmp', '/dev/shm']) {
+  for (const d of ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']) {
     if (t.fs.existsSync(d)) await t.must(`private ${d}`, cfg.bins.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
   }
 }

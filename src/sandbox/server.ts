@@ -33,6 +33,8 @@ export interface ServerConfig {
   objects?: string
   /** the commit checked out in the workspace */
   baseSha?: string
+  /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
+  credentialFiles?: string[]
   /** remote URLs to copy into the copy's config (credentials already taken out) */
   remotes?: Array<[string, string]>
   /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
