@@ -217,11 +217,14 @@ export async function freshGit(
   const stores = { GIT_OBJECT_DIRECTORY: startObjects, ...(hasShared ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: shared } : {}) }
   try {
     // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
-    // out (exit 1) rather than failing the whole state
-    const added = await t.run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
-      cwd: workdir,
-      env: { ...quietEnv, ...stores, GIT_INDEX_FILE: startIndex }
-    })
+    // out (exit 1); one that vanishes between git's listing and its reading fails that attempt (128), not five
+    const addAll = () =>
+      t.run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
+        cwd: workdir,
+        env: { ...quietEnv, ...stores, GIT_INDEX_FILE: startIndex }
+      })
+    let added = await addAll()
+    for (let i = 0; added.code !== 0 && added.code !== 1 && i < 4; i++) added = await addAll()
     if (added.code !== 0 && added.code !== 1) throw new Error(`git add: ${added.stderr.trim().split('\n')[0]}`)
     const startTree = (await git(['write-tree'], { ...stores, GIT_INDEX_FILE: startIndex })).toString().trim()
     return { startTree, startObjects: [startObjects, ...(hasShared ? [shared] : [])].join(':') }
