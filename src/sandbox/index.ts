@@ -410,22 +410,17 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer))
 }
 
-function makeSandbox(o: {
-  mode: SandboxMode
-  note: string
-  workdir: string
-  baseSha: string | undefined
-  startTree?: string
-  startObjects?: string
-  env: Record<string, string>
-  server: ServerClient
-  state?: SavedState
-  save: (v: string) => void
-  log: (m: string) => void
-  namespaced: boolean
-  priv: Privilege
-  restore?: () => Promise<string[]>
-}): Sandbox {
+function makeSandbox(
+  o: Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
+    server: ServerClient
+    state?: SavedState
+    save: (v: string) => void
+    log: (m: string) => void
+    namespaced: boolean
+    priv: Privilege
+    restore?: () => Promise<string[]>
+  }
+): Sandbox {
   const { server } = o
   let stopped: Promise<{ ok: boolean; detail?: string }> | undefined
   let released: Promise<string[]> | undefined
