@@ -1,16 +1,8 @@
 // What a run cost: price lookup by model id, dollars for a usage, and the small sums around it.
 import type { Usage } from '../types'
-import { PRICES } from './prices'
+import { PRICES, type ModelPrice } from './prices'
 
-/** Dollars per million tokens, and the context window in tokens. */
-export interface ModelPrice {
-  input: number
-  output: number
-  /** 5-minute-TTL cache write */
-  cacheWrite: number
-  cacheRead: number
-  contextWindow: number
-}
+export type { ModelPrice }
 
 const DEFAULT_CONTEXT_WINDOW = 200_000
 

@@ -25,7 +25,16 @@
 // prices are consistent) and `npm run build`. A model missing here still runs: its report shows
 // tokens without a cost, cost-usd is empty, max-cost-usd cannot stop it, and its context window
 // is taken to be 200,000 tokens.
-import type { ModelPrice } from './cost'
+
+/** Dollars per million tokens, and the context window in tokens. */
+export interface ModelPrice {
+  input: number
+  output: number
+  /** 5-minute-TTL cache write */
+  cacheWrite: number
+  cacheRead: number
+  contextWindow: number
+}
 
 const M = 1_000_000
 const K200 = 200_000
