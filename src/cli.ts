@@ -55,20 +55,37 @@ function localSettings(env: NodeJS.ProcessEnv): Settings {
   }
 }
 
-async function cli(): Promise<number> {
+/** A local run configures itself like the original harness: from the current folder and its `.env`. */
+function loadLocal(): Settings | undefined {
   // npm runs scripts from the package root; INIT_CWD is where `npm run agent` was typed.
   if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD)
-  // Like the original harness: a .env file in the current directory configures the run.
   if (existsSync('.env') && typeof process.loadEnvFile === 'function') process.loadEnvFile('.env')
-  const env = process.env
-  let settings: Settings
   try {
-    settings = localSettings(env)
+    return localSettings(process.env)
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error
     console.error(error.message)
-    return 2
+    return undefined
   }
+}
+
+/** Prints the run as it goes: each command, its note, the first lines of its output. */
+function printer(redactor: Redactor): (e: AgentEvent) => void {
+  return e => {
+    if (e.type === 'command-start') {
+      if (e.note) console.log(cyan(redactor.redact(e.note)))
+      console.log(yellow(`$ ${e.command}`))
+    } else if (e.type === 'retry-longer')
+      console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
+    else if (e.type === 'command-end') console.log(dim(firstLines(e.record.output)))
+    else if (e.type === 'tool-error') console.log(dim(e.message))
+  }
+}
+
+/** One question asked of the loop, in a history kept between questions; true when it ended well. */
+type Ask = (history: MessageParam[], query: string) => Promise<boolean>
+
+function session(settings: Settings, env: NodeJS.ProcessEnv): Ask {
   const { model } = settings
   const redactor = new Redactor(secretsFromEnv(env))
   for (const secret of [settings.apiKey, settings.authToken]) if (secret) redactor.add(secret)
@@ -84,12 +101,8 @@ async function cli(): Promise<number> {
     redactor
   })
   const cwd = process.cwd()
-  const system = systemPrompt({
-    workspace: cwd,
-    commandTimeoutSec: settings.commandTimeoutMs / 1000,
-    maxOutputChars: settings.maxOutputChars,
-    blocked: settings.blocked
-  })
+  const { commandTimeoutMs, maxOutputChars, blocked } = settings
+  const system = systemPrompt({ workspace: cwd, commandTimeoutSec: commandTimeoutMs / 1000, maxOutputChars, blocked })
   const callModel = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
   const runCommand = commandRunner((command, o) => runBash(command, { ...o, cwd, env: commandEnv }), settings, {
     redact: s => redactor.redact(s),
@@ -98,35 +111,15 @@ async function cli(): Promise<number> {
   // Ctrl-C stops the question being worked on; at the prompt it quits.
   let current: AbortController | undefined
   process.on('SIGINT', () => (current ? current.abort('cancelled') : process.exit(130)))
-
-  const onEvent = (e: AgentEvent) => {
-    if (e.type === 'command-start') {
-      if (e.note) console.log(cyan(redactor.redact(e.note)))
-      console.log(yellow(`$ ${e.command}`))
-    } else if (e.type === 'retry-longer')
-      console.log(dim(`(the reply was cut inside a tool call; asking again with max_tokens ${e.maxTokens})`))
-    else if (e.type === 'command-end') console.log(dim(firstLines(e.record.output)))
-    else if (e.type === 'tool-error') console.log(dim(e.message))
-  }
-  const ask = async (history: MessageParam[], query: string): Promise<boolean> => {
+  const onEvent = printer(redactor)
+  return async (history, query) => {
     // A question that ended at a limit or Ctrl-C may have left tool calls unanswered.
     history.splice(0, history.length, ...appendTask(closeUnfinished(history), query))
     const controller = (current = new AbortController())
-    const r = await runLoop(
-      history,
-      // The session's history is this model's own: its thinking blocks go back with it.
-      {
-        model,
-        system,
-        maxTokens: settings.maxTokens,
-        effort: settings.effort,
-        historyModel: model,
-        maxTurns: settings.maxTurns,
-        maxCostUsd: settings.maxCostUsd,
-        signal: controller.signal
-      },
-      { callModel, runCommand, onEvent }
-    )
+    // The session's history is this model's own: its thinking blocks go back with it.
+    const { maxTokens, effort, maxTurns, maxCostUsd } = settings
+    const limits = { model, system, maxTokens, effort, historyModel: model, maxTurns, maxCostUsd, signal: controller.signal }
+    const r = await runLoop(history, limits, { callModel, runCommand, onEvent })
     current = undefined
     if (r.finalText) console.log(`\n${redactor.redact(r.finalText)}`)
     const cost = r.costUsd === null ? '' : ` · ~$${formatUsd(r.costUsd)}`
@@ -134,11 +127,11 @@ async function cli(): Promise<number> {
     if (r.error) console.error(r.error)
     return r.exitReason !== 'error' && r.exitReason !== 'cancelled'
   }
+}
 
-  const task = process.argv.slice(2).join(' ').trim()
-  if (task) return (await ask([], task)) ? 0 : 1
-
-  console.log(`bash agent (${model}) in ${cwd}. Ask a question; q, exit or an empty line quits.`)
+/** The interactive session: questions until q, exit or an empty line. */
+async function interactive(ask: Ask, model: string): Promise<void> {
+  console.log(`bash agent (${model}) in ${process.cwd()}. Ask a question; q, exit or an empty line quits.`)
   // Lines are read through the async iterator, which queues what arrives while the agent works.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) })
   const history: MessageParam[] = []
@@ -150,6 +143,15 @@ async function cli(): Promise<number> {
     rl.prompt()
   }
   rl.close()
+}
+
+async function cli(): Promise<number> {
+  const settings = loadLocal()
+  if (!settings) return 2
+  const ask = session(settings, process.env)
+  const task = process.argv.slice(2).join(' ').trim()
+  if (task) return (await ask([], task)) ? 0 : 1
+  await interactive(ask, settings.model)
   return 0
 }
 
