@@ -1,8 +1,8 @@
 // Entry of the main and the post step, told apart by saved state (as
 // actions/checkout does).
 //
-// Start-up (issue 5: the first model request well under half a second after
-// the process starts):
+// Start-up (the first model request well under half a second after the
+// process starts):
 // - The main step is imported "eagerly": webpack keeps it in this file instead
 //   of a chunk, yet it is still evaluated inside the try below (a bad event file
 //   or a throwing module is reported like any crash). `ncc build --minify`

@@ -26,7 +26,7 @@ export interface HandBackContext {
   workdir: string
   exec: Exec
   base: Promise<Base | undefined>
-  /** thread-branch: where the copy started when the thread's last run committed to a branch (src/thread/resume.ts) */
+  /** where the copy started when the thread's last run committed to a branch (src/thread/resume.ts) */
   thread?: Pick<ThreadSession, 'branch'>
   control: RunControl
   github: GitHubSide
@@ -41,7 +41,7 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
   const runId = process.env.GITHUB_RUN_ID ?? 'local'
   const deadline = Date.now() + budget - 1000 // no commit request after this: the report is never overtaken
   const repo = github.repo
-  // thread-branch: a copy that started from the thread's branch is diffed against its tree and committed onto it
+  // a copy that started from the thread's branch is diffed against its tree and committed onto it
   const { base, onto } = c.thread?.branch.forHandBack(c.base) ?? { base: c.base }
   const work = handBack({
     mode: c.settings.changes,

@@ -122,10 +122,7 @@ export function planWorkdir(mode: SandboxMode, workspace: string): { runDir?: st
   return { runDir, workdir: path.join(runDir, path.basename(path.resolve(workspace)) || 'repo') }
 }
 
-/**
- * The commands' environment. One place, so the allowlist (env.ts, the envcreds
- * work) replaces the denylist here with one call.
- */
+/** The commands' environment: the allowlist of env.ts, with the run's own HOME, USER, TMPDIR and workspace. */
 function envFor(
   env: NodeJS.ProcessEnv,
   o: { redactor: Redactor; passEnv: string[]; home?: string; user?: string; tmpdir?: string; workdir: string }

@@ -7,7 +7,7 @@
 // who can get a workflow run into it (a pull request from a fork) can upload
 // some. So the bytes are gzip-compressed and encrypted with AES-256-GCM under
 // a key derived (HKDF) from the model API key, which only the action's runs
-// have: nobody else can read a history (the SPEC's "read only by the action"),
+// have: nobody else can read a history ("read only by the action"),
 // and nobody else can make one the action would load (the GCM tag fails). The
 // repository and the thread are inside the sealed content and checked too, so
 // a history is never loaded in another repository or another thread (not even

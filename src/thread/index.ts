@@ -1,4 +1,4 @@
-// What main.ts calls for "the thread is the session" (SPEC): load the last
+// What main.ts calls for "the thread is the session": load the last
 // conversation before the loop, mark the progress comment as running, save the
 // conversation and say who stopped the run at the end, and answer `/agent stop`.
 // Every step fails soft: a thread that cannot be read means a fresh start,

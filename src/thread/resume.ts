@@ -1,4 +1,4 @@
-// The thread is the session, for files (SPEC): where the thread's last run
+// The thread is the session, for files: where the thread's last run
 // committed to a branch, the next run's working copy starts from that branch
 // and its commit goes onto it.
 //
