@@ -66,7 +66,7 @@ export async function main(): Promise<void> {
   )
   rec.close(result)
   // The conversation saved for the next comment in the thread; who stopped a cancelled run.
-  const work = await thread.branch.forHistory(changes, base, text => out.redactor.contains(text)) // thread-branch: the branch and its patch
+  const work = await thread.branch.forHistory(changes, base, text => out.redactor.contains(text))
   const ended = await thread.end(result, out.redactor.redactDeep(result.messages), {
     budgetMs: control.signalAt !== undefined ? 3000 : 20_000,
     dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${startedAt}`),

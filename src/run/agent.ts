@@ -68,7 +68,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
-  let prepared = ready // thread-branch: the sandbox once its copy starts where the thread's work is
+  let prepared = ready // the sandbox once its copy starts where the thread's work is
 
   const result = (async (): Promise<RunResult> => {
     try {
@@ -77,7 +77,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
       const started = await ctx.thread.start(inert.api(stripHidden(ctx.task.prompt)), contextBudgetTokens)
       rec.messages.push(...started.messages)
       rec.note = started.note
-      // thread-branch: the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
+      // the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
       const note = (line: string) => (rec.note = [rec.note, line].filter(Boolean).join('\n\n'))
       prepared = ctx.thread.branch.prepare(ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note })
       prepared.catch(() => {}) // awaited by the first command and the release
