@@ -591,7 +591,7 @@ describe('/agent stop', () => {
       expect(stopped.run.outputs['exit-reason']).toBe('cancelled')
       const report = reportIn(gh, 14).find(c => c.body.includes('run=6602'))!.body
       expect(report).toContain('Stopped by @\u200boctocat')
-      expect(report).not.toContain('Codertocat')
+      expect(report).not.toMatch(/Stopped by @\u200bCodertocat/)
     } finally {
       await gh.close()
     }
