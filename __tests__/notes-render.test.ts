@@ -101,7 +101,10 @@ describe('the note of the command running now', () => {
     const { mkdtempSync } = await import('node:fs')
     const { join } = await import('node:path')
     const { tmpdir } = await import('node:os')
-    const r = new Recorder({ path: join(mkdtempSync(join(tmpdir(), 'note-')), 't.json'), model: 'm', startedAt: Date.now(), sandbox: 'none' }, createLog({}))
+    const r = new Recorder(
+      { path: join(mkdtempSync(join(tmpdir(), 'note-')), 't.json'), model: 'm', startedAt: Date.now(), sandbox: 'none' },
+      createLog({})
+    )
     r.onEvent({ type: 'command-start', turn: 1, command: 'make test', note: 'Running the suite.' })
     expect(r.running).toMatchObject({ command: 'make test', note: 'Running the suite.' })
     const md = renderProgress(r.live, meta, r.running?.command, r.running?.note)

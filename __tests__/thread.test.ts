@@ -376,10 +376,18 @@ describe('on GitHub Enterprise Server (no artifact service for @actions/artifact
     const gh = await startFakeGitHub({ permissions: PERMISSIONS })
     try {
       const env = { GITHUB_SERVER_URL: 'https://ghes.example.com' }
-      const first = await runOnce({ gh, script: [bash('echo plan'), text('Planned.')], payload: comment('/agent plan', 15), runId: 6701, env })
+      const first = await runOnce({
+        gh,
+        script: [bash('echo plan'), text('Planned.')],
+        payload: comment('/agent plan', 15),
+        runId: 6701,
+        env
+      })
       expect(first.run.outputs['exit-reason']).toBe('end_turn')
       // the artifact client's own GHES refusal, not an upload that was tried
-      expect(first.run.stdout).toMatch(/not saved for the next \/agent comment in this thread: GitHub Enterprise Server has no artifact service/)
+      expect(first.run.stdout).toMatch(
+        /not saved for the next \/agent comment in this thread: GitHub Enterprise Server has no artifact service/
+      )
       expect(gh.artifacts.filter(a => a.runId === 6701)).toHaveLength(0)
       const next = await runOnce({ gh, script: [text('Fresh.')], payload: comment('/agent go on', 15), runId: 6702, env })
       expect(next.run.outputs['exit-reason']).toBe('end_turn')

@@ -83,7 +83,9 @@ function evaluate(expression: string, context: Record<string, unknown>): data.Ex
   const lexed = new Lexer(expression).lex()
   const ast = new Parser(lexed.tokens, CONTEXTS, STATUS).parse()
   const ctx = JSON.parse(JSON.stringify(context), data.reviver) as data.Dictionary
-  const functions = new Map(STATUS.map(f => [f.name, { ...f, call: () => new data.BooleanData(f.name !== 'failure' && f.name !== 'cancelled') }]))
+  const functions = new Map(
+    STATUS.map(f => [f.name, { ...f, call: () => new data.BooleanData(f.name !== 'failure' && f.name !== 'cancelled') }])
+  )
   return new Evaluator(ast, ctx, functions).evaluate()
 }
 
@@ -96,7 +98,7 @@ function valueOf(token: TemplateToken | undefined, context: Record<string, unkno
   }
   if (isString(token)) return token.value
   if (isBoolean(token)) return token.value
-  return token.toDisplayString?.() ?? String(token)
+  return String(token)
 }
 
 interface Concurrency {
@@ -160,11 +162,23 @@ const PERMISSIONS = { Codertocat: 'admin', octocat: 'write', 'helper-app[bot]': 
 let next = 100
 const comment = (name: string, body: string, expect: Expect, extra: Partial<Parameters<typeof issueCommentEvent>[0]> = {}): Row => {
   const n = next++
-  return { name, event: 'issue_comment', payload: issueCommentEvent({ body, login: 'octocat', issueNumber: n, ...extra }), thread: n, expect }
+  return {
+    name,
+    event: 'issue_comment',
+    payload: issueCommentEvent({ body, login: 'octocat', issueNumber: n, ...extra }),
+    thread: n,
+    expect
+  }
 }
 const review = (name: string, body: string, expect: Expect, extra: Partial<Parameters<typeof reviewCommentEvent>[0]> = {}): Row => {
   const n = next++
-  return { name, event: 'pull_request_review_comment', payload: reviewCommentEvent({ body, login: 'octocat', pullNumber: n, ...extra }), thread: n, expect }
+  return {
+    name,
+    event: 'pull_request_review_comment',
+    payload: reviewCommentEvent({ body, login: 'octocat', pullNumber: n, ...extra }),
+    thread: n,
+    expect
+  }
 }
 const issue = (name: string, opts: Parameters<typeof issuesEvent>[0], expect: Expect): Row => {
   const n = next++
@@ -200,7 +214,10 @@ const ROWS: Row[] = [
   comment('a request after an HTML comment', '<!-- template -->\n/agent fix it', 'task'),
   comment('a bot asking', '/agent fix it', 'skip', { login: 'other-bot[bot]', userType: 'Bot' }),
   comment('a bot stopping', '/agent stop', 'skip', { login: 'other-bot[bot]', userType: 'Bot' }),
-  comment('the action’s own report', '<!-- bash-agent-action -->\n/agent fix it', 'skip', { login: 'github-actions[bot]', userType: 'Bot' }),
+  comment('the action’s own report', '<!-- bash-agent-action -->\n/agent fix it', 'skip', {
+    login: 'github-actions[bot]',
+    userType: 'Bot'
+  }),
   comment('an edited comment', '/agent fix it', 'skip', { action: 'edited' }),
   comment('a deleted comment', '/agent fix it', 'skip', { action: 'deleted' }),
   comment('no phrase', 'Thanks!', 'skip'),
@@ -211,14 +228,22 @@ const ROWS: Row[] = [
   review('an edited review comment', '/agent rename this', 'skip', { action: 'edited' }),
   issue('an issue with the phrase in its title', { action: 'opened', title: '/agent fix the typo', body: 'In README.md' }, 'task'),
   issue('an issue with the phrase in its body', { action: 'opened', title: 'Typo', body: '/agent fix the typo in README.md' }, 'task'),
-  issue('an issue with the phrase only in an HTML comment', { action: 'opened', title: 'Bug', body: '<!-- write /agent to ask the agent -->\nIt crashes' }, 'skip'),
+  issue(
+    'an issue with the phrase only in an HTML comment',
+    { action: 'opened', title: 'Bug', body: '<!-- write /agent to ask the agent -->\nIt crashes' },
+    'skip'
+  ),
   issue('an issue without the phrase', { action: 'opened', title: 'Bug', body: 'It crashes' }, 'skip'),
   issue('an issue with a null body', { action: 'opened', title: 'Bug', body: null }, 'skip'),
   issue('label agent', { action: 'labeled', label: 'agent', title: 'Fix the typo', body: 'In README.md' }, 'task'),
   issue('label Agent', { action: 'labeled', label: 'Agent', title: 'Fix the typo', body: 'In README.md' }, 'task'),
   issue('label /agent', { action: 'labeled', label: '/agent', title: 'Fix the typo', body: 'In README.md' }, 'task'),
   issue('label bug', { action: 'labeled', label: 'bug', title: 'Fix the typo', body: 'In README.md' }, 'skip'),
-  issue('label agent on an issue the opened event answered', { action: 'labeled', label: 'agent', title: 'x', body: '/agent fix it' }, 'skip'),
+  issue(
+    'label agent on an issue the opened event answered',
+    { action: 'labeled', label: 'agent', title: 'x', body: '/agent fix it' },
+    'skip'
+  ),
   issue('an edited issue', { action: 'edited', title: '/agent fix', body: '' }, 'skip'),
   issue('a reopened issue', { action: 'reopened', title: '/agent fix', body: '' }, 'skip')
 ]
@@ -231,7 +256,10 @@ const dispatchRow = (name: string, inputs: Record<string, string>): Row & { inpu
   expect: 'task',
   inputs
 })
-const DISPATCH = [dispatchRow('dispatch on an issue', { task: 'count the files', 'issue-number': '142' }), dispatchRow('dispatch alone', { task: 'count the files' })]
+const DISPATCH = [
+  dispatchRow('dispatch on an issue', { task: 'count the files', 'issue-number': '142' }),
+  dispatchRow('dispatch alone', { task: 'count the files' })
+]
 
 const SETTINGS = { task: '', triggerPhrase: '/agent', issueNumber: undefined } as unknown as Settings
 
@@ -296,7 +324,10 @@ function table(seen: Seen[]): string {
   return seen
     .map(s => {
       const wf = Object.entries(s.workflow)
-        .map(([label, j]) => `${label}: ${j.triggers ? 'starts' : 'no job'} group=${cell(j.group)}${j.groupOther !== j.group ? ` / ${cell(j.groupOther)}` : ''} queue=${cell(j.queue)}`)
+        .map(
+          ([label, j]) =>
+            `${label}: ${j.triggers ? 'starts' : 'no job'} group=${cell(j.group)}${j.groupOther !== j.group ? ` / ${cell(j.groupOther)}` : ''} queue=${cell(j.queue)}`
+        )
         .join('; ')
       const body = s.row.payload?.comment?.body ?? s.row.payload?.label?.name ?? s.row.payload?.issue?.title ?? s.row.payload?.inputs?.task
       return `${s.row.event}/${s.row.payload?.action ?? '-'} ${cell(body)} (${s.row.name}): action ${s.action} | ${wf}`
