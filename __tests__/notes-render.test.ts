@@ -85,3 +85,29 @@ describe('notes in the progress comment', () => {
     expect(next).toMatch(/^✅ `npm test`/)
   })
 })
+
+describe('the note of the command running now', () => {
+  it('shows above the running command in the progress comment, as the finished ones do', () => {
+    const md = renderProgress(outcome([rec('ls', 'First look.')]), meta, 'npm test', 'Now the `tests`, @octocat.')
+    const lines = md.split('\n')
+    const running = lines.findIndex(l => l.startsWith('⏳ `npm test`'))
+    expect(running).toBeGreaterThan(0)
+    expect(lines[running - 1]).toMatch(/^💬 .*Now the/)
+    expect(lines[running - 1]).not.toMatch(/(^|[^\w`])@octocat\b/)
+  })
+  it('the recorder keeps the note of the command it runs, for the progress comment', async () => {
+    const { Recorder } = await import('../src/run/recorder')
+    const { createLog } = await import('../src/report/log')
+    const { mkdtempSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const { tmpdir } = await import('node:os')
+    const r = new Recorder(
+      { path: join(mkdtempSync(join(tmpdir(), 'note-')), 't.json'), model: 'm', startedAt: Date.now(), sandbox: 'none' },
+      createLog({})
+    )
+    r.onEvent({ type: 'command-start', turn: 1, command: 'make test', note: 'Running the suite.' })
+    expect(r.running).toMatchObject({ command: 'make test', note: 'Running the suite.' })
+    const md = renderProgress(r.live, meta, r.running?.command, r.running?.note)
+    expect(md).toMatch(/💬 `Running the suite\.`\n⏳ `make test`/)
+  })
+})

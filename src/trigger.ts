@@ -121,10 +121,15 @@ const visible = (text: unknown): string => stripHidden(typeof text === 'string' 
 function askedIn(eventName: string, payload: any, phrase: string): Asked {
   const notAsked = (reason: string): Asked => ({ kind: 'not-asked', reason })
   if (isCommentEvent(eventName)) {
-    const prompt = taskAfterPhrase(visible(payload?.comment?.body), phrase)
-    if (prompt === undefined) return notAsked(`the comment does not contain ${phrase}`)
     const source = eventName === 'issue_comment' ? 'an issue comment' : 'a review comment'
+    const raw: unknown = payload?.comment?.body
+    if (typeof raw === 'string' && isStopComment(raw, phrase)) return { kind: 'asked', prompt: '', source, mode: 'stop' }
+    const prompt = taskAfterPhrase(visible(raw), phrase)
+    if (prompt === undefined) return notAsked(`the comment does not contain ${phrase}`)
     const sub = commentMode(prompt)
+    // The workflow's concurrency group tells a stop by the exact rule alone; a
+    // near miss would wait behind the run it means to stop, and "stop" is no task.
+    if (sub.mode === 'stop') return notAsked(`to stop the run going on, the comment's first line must be "${phrase} stop" and nothing else`)
     if (sub.mode === 'new' && !sub.prompt) return notAsked(`"${phrase} new" needs a task after it`)
     return { kind: 'asked', prompt: sub.prompt, source, mode: sub.mode }
   }
@@ -155,7 +160,20 @@ function askedInIssue(payload: any, phrase: string): Asked {
 }
 
 /**
- * `/agent stop` (the word alone) stops; `/agent new <task>` starts afresh;
+ * The stop rule, the same in the shipped workflows' concurrency group: the
+ * comment's first line is the phrase, one space and `stop`, and nothing else
+ * (any case; the line ends at \n or \r\n). Whitespace is not trimmed, because
+ * GitHub's expressions cannot trim.
+ */
+export function isStopComment(body: string, phrase: string): boolean {
+  const first = /^[^\r\n]*/.exec(body)?.[0] ?? ''
+  const rest = body.slice(first.length)
+  return first.toLowerCase() === `${phrase} stop`.toLowerCase() && (rest === '' || rest.startsWith('\n') || rest.startsWith('\r\n'))
+}
+
+/**
+ * What follows the phrase: `stop` (the word alone) is stop-like (only
+ * isStopComment's exact form stops); `/agent new <task>` starts afresh;
  * anything else continues the thread's conversation.
  */
 export function commentMode(prompt: string): { mode: TaskMode; prompt: string } {

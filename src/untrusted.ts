@@ -2,6 +2,9 @@
 // take out what a human reader would not see (so the model cannot be steered by
 // hidden text), to keep shown text from pinging people or closing its code
 // block, and to keep a crafted reply from making GitHub fetch an attacker's URL.
+import { fromMarkdown } from 'mdast-util-from-markdown'
+import { gfmFromMarkdown } from 'mdast-util-gfm'
+import { gfm } from 'micromark-extension-gfm'
 
 /**
  * Invisible characters: Unicode's Default_Ignorable_Code_Point covers zero-width
@@ -129,6 +132,85 @@ function removeInvisible(text: string): string {
   })
 }
 
+interface MdNode {
+  type: string
+  children?: MdNode[]
+  value?: string
+  label?: string | null
+  identifier?: string
+  url?: string
+  title?: string | null
+  position?: { start: { offset?: number }; end: { offset?: number } }
+}
+
+/** A tag's attributes render as nothing: `<div title="hidden">` keeps only `<div>`. */
+const TAG_WITH_ATTRIBUTES = /<(\/?[A-Za-z][A-Za-z0-9-]*)(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*(\/?)>/g
+
+/**
+ * What GitHub's renderer shows nothing of, judged by a CommonMark (GFM) parser
+ * rather than by patterns: link reference definitions no link uses (however
+ * their parts are spread over lines), the attributes of raw HTML, links with
+ * no text (a title then shows nothing), and the titles of other links.
+ */
+function removeUnrendered(text: string): string {
+  if (!/[\]<]/.test(text)) return text
+  let tree: MdNode
+  try {
+    tree = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as MdNode
+  } catch {
+    return text
+  }
+  const used = new Set<string>()
+  const edits: Array<{ start: number; end: number; text: string }> = []
+  const span = (n: MdNode) => ({ start: n.position?.start.offset, end: n.position?.end.offset })
+  const visit = (n: MdNode, f: (n: MdNode) => boolean | void): void => {
+    if (f(n) === false) return
+    for (const c of n.children ?? []) visit(c, f)
+  }
+  visit(tree, n => {
+    if ((n.type === 'linkReference' || n.type === 'imageReference') && n.identifier) used.add(n.identifier)
+  })
+  visit(tree, n => {
+    const { start, end } = span(n)
+    if (start === undefined || end === undefined) return
+    if (n.type === 'definition') {
+      edits.push({ start, end, text: used.has(n.identifier ?? '') ? `[${n.label ?? ''}]: ${n.url ?? ''}` : '' })
+      return false
+    }
+    if (n.type === 'html') {
+      const bare = (n.value ?? '').replace(TAG_WITH_ATTRIBUTES, '<$1$2>')
+      if (bare !== n.value) edits.push({ start, end, text: bare })
+      return false
+    }
+    if (n.type === 'link') {
+      const kids = n.children ?? []
+      const shown = kids.map(k => text.slice(k.position?.start.offset ?? 0, k.position?.end.offset ?? 0)).join('')
+      if (!shown.trim()) {
+        edits.push({ start, end, text: '' })
+        return false
+      }
+      if (n.title) {
+        const first = kids[0].position?.start.offset
+        const last = kids[kids.length - 1].position?.end.offset
+        if (first !== undefined && last !== undefined) {
+          edits.push({ start, end, text: `[${text.slice(first, last)}](${n.url ?? ''})` })
+          return false
+        }
+      }
+    }
+  })
+  if (edits.length === 0) return text
+  edits.sort((a, b) => b.start - a.start)
+  let out = text
+  let limit = Infinity
+  for (const e of edits) {
+    if (e.end > limit) continue
+    out = out.slice(0, e.start) + e.text + out.slice(e.end)
+    limit = e.start
+  }
+  return out
+}
+
 /**
  * Strip hidden markdown from untrusted text: HTML comments (`<!-- ... -->`, also
  * unterminated at the end), `[//]: # (...)` comments and every other link
@@ -144,7 +226,7 @@ export function stripHidden(text: string): string {
   for (let i = 0; i < 10; i++) {
     let next = removeInvisible(out).replace(HTML_COMMENT, '')
     for (const span of INVISIBLE_SPANS) next = removeSpans(next, span.open, span.close)
-    next = removeDefinitions(next.replace(MARKDOWN_COMMENT, ''))
+    next = removeUnrendered(removeDefinitions(next.replace(MARKDOWN_COMMENT, '')))
     if (next === out) break
     out = next
   }

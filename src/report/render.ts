@@ -298,19 +298,23 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
 const withMarker = (meta: ReportMeta): string => (meta.marker ? `${MARKER}\n${meta.marker}` : MARKER)
 
 /** The progress comment while the agent works. */
-export function renderProgress(o: Outcome, meta: ReportMeta, current?: string): string {
+/** The model's note (agent text) above its command: one line, inert like the command. */
+function noteLine(text: string | undefined): string {
+  const flat = text?.replace(/\s+/g, ' ').trim()
+  return flat ? `💬 ${inert.inline(flat.length > 200 ? `${headOf(flat, 200)}…` : flat)}\n` : ''
+}
+
+export function renderProgress(o: Outcome, meta: ReportMeta, current?: string, currentNote?: string): string {
   const lines = o.commands.map(c => {
     const mark = c.exitCode === 0 && !c.timedOut && !c.blocked ? '✅' : '⚠️'
     const first = c.command.split('\n')[0]
     const cmd = first.length > 120 ? `${headOf(first, 120)}…` : first
-    // The model's note (agent text): one line, inert like the command.
-    const flat = c.note?.replace(/\s+/g, ' ').trim()
-    const note = flat ? `💬 ${inert.inline(flat.length > 200 ? `${headOf(flat, 200)}…` : flat)}\n` : ''
+    const note = noteLine(c.note)
     return `${note}${mark} ${inert.inline(cmd)} · ${c.blocked ? 'refused' : c.timedOut ? 'timed out' : `exit ${c.exitCode ?? '-'}`} · ${(c.durationMs / 1000).toFixed(1)} s`
   })
   if (current !== undefined) {
     const first = current.split('\n')[0]
-    lines.push(`⏳ ${inert.inline(first.length > 120 ? `${headOf(first, 120)}…` : first)}`)
+    lines.push(`${noteLine(currentNote)}⏳ ${inert.inline(first.length > 120 ? `${headOf(first, 120)}…` : first)}`)
   }
   const status = `⏳ **Working on it** (turn ${o.turns}, ${(meta.elapsedMs / 1000).toFixed(0)} s)${meta.runUrl ? ` · [follow the run](${meta.runUrl})` : ''}`
   let shown = lines

@@ -39,6 +39,6 @@ export function openLive(settings: Settings, task: Task, startedAt: number, mark
     marker,
     note: rec.note
   })
-  const progress = () => renderProgress(rec.live, meta(), rec.running?.command)
+  const progress = () => renderProgress(rec.live, meta(), rec.running?.command, rec.running?.note)
   return { rec, transcript, meta, progress, setMarker: m => (marker = m) }
 }

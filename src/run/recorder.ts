@@ -28,7 +28,7 @@ export class Recorder {
   /** one line about the thread's conversation (continued, or why it started afresh) */
   note: string | undefined
   /** the command running now, if any */
-  running: { command: string; since: number } | undefined
+  running: { command: string; since: number; note?: string } | undefined
   /** called after every event (the progress comment listens) */
   onChange: () => void = () => {}
   /** called when the loop raised max_tokens after a cut tool call (the report's limits follow) */
@@ -72,7 +72,7 @@ export class Recorder {
       if (e.text) live.finalText = e.text
       out.logAgent(`Turn ${e.turn}: ${e.stopReason}${e.text ? ` — ${e.text.slice(0, 200)}` : ''}`)
     } else if (e.type === 'command-start') {
-      this.running = { command: e.command, since: Date.now() }
+      this.running = { command: e.command, since: Date.now(), ...(e.note ? { note: e.note } : {}) }
       if (e.note) out.logAgent(`💬 ${e.note}`)
       out.logAgent(`$ ${e.command}`)
     } else if (e.type === 'command-end') {

@@ -273,7 +273,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
-      ? asRootArgv(priv, [...unshareArgs(bins.unshare), bins.bash, '-c', '"$@"; exit $?', 'bash', node])
+      ? asRootArgv(priv, [...unshareArgs(bins.unshare), ...serverShell(bins.bash), node])
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
@@ -477,3 +477,11 @@ function makeSandbox(
       })())
   }
 }
+
+/**
+ * The bash that starts the command server reads no startup file: with a socket
+ * on stdin bash sources ~/.bashrc even when not interactive, and one that
+ * prints or fails would break the server's start. --posix: a non-interactive
+ * POSIX shell reads no BASH_ENV either (startServer passes none, but still).
+ */
+export const serverShell = (bash: string): string[] => [bash, '--norc', '--noprofile', '--posix', '-c', '"$@"; exit $?', 'bash']

@@ -17,29 +17,31 @@ export interface ThreadComment {
   createdAt: string
 }
 
-/** Who the action writes comments as: a login when the token says (a personal token), else any bot (an installation token cannot ask). */
-export type Identity = { login: string } | { bot: true }
+/** Who the action writes comments as. */
+export type Identity = { login: string }
+
+/** The workflow's GITHUB_TOKEN writes as this bot. */
+export const ACTIONS_BOT = 'github-actions[bot]'
 
 /**
- * GET /user answers for a personal token; an installation token (the
- * workflow's GITHUB_TOKEN, a GitHub App's) gets 403 and writes as a bot, whose
- * login it cannot learn: comments of any bot account then count. That is
- * enough: markers only point at things (runs, artifacts) that are checked on
- * their own, and a history must still open with the action's key.
+ * GET /user answers for a personal token. An installation token gets 403 and
+ * cannot learn its own login: it is taken to be the workflow's GITHUB_TOKEN,
+ * `github-actions[bot]`. Any other bot can be made to write a marker (an app
+ * the repository trusts, a bot named in allowed-users), so none other counts.
  */
 export async function identityOf(octokit: Octokit): Promise<Identity> {
   try {
     const { data } = await octokit.rest.users.getAuthenticated({ request: { retries: 1 } })
-    return data?.login ? { login: data.login } : { bot: true }
+    return { login: data?.login || ACTIONS_BOT }
   } catch (error) {
     const status = statusOf(error)
-    if (status === 401 || status === 403 || status === 404) return { bot: true }
+    if (status === 401 || status === 403 || status === 404) return { login: ACTIONS_BOT }
     throw error
   }
 }
 
 export const isOurs = (c: ThreadComment, me: Identity): boolean =>
-  c.body.includes(MARKER) && ('login' in me ? c.login.toLowerCase() === me.login.toLowerCase() : c.type === 'Bot')
+  c.body.includes(MARKER) && c.login.toLowerCase() === me.login.toLowerCase()
 
 interface RawComment {
   id: number

@@ -65,7 +65,12 @@ export async function loadThreadHistory(o: LoadOptions): Promise<HistoryLoad> {
     return afresh(`the thread's comments could not be read (${messageOf(error)})`)
   }
   if (!last) return { kind: 'none' }
-  if (!last.history) return afresh(`the last run here (${last.runId}) saved no conversation`)
+  if (!last.history)
+    return afresh(
+      onGhes()
+        ? `the last run here (${last.runId}) saved no conversation: ${NO_ARTIFACTS_ON_GHES}`
+        : `the last run here (${last.runId}) saved no conversation`
+    )
   const fetched = await downloadRunArtifact(octokit, repo, last.runId, last.history.artifact)
   const of = `the conversation of the last run here (${last.runId})`
   if (!fetched.ok) return afresh(`${of} could not be had: ${fetched.why}`)
@@ -140,6 +145,21 @@ export async function saveThreadHistory(o: SaveOptions): Promise<Saved> {
     await new DefaultArtifactClient().uploadArtifact(name, [file], o.dir, { skipArchive: true })
     return { ok: true, artifact: name, sha256: sha256Hex(bytes) }
   } catch (error) {
+    if ((error as Error)?.name === 'GHESNotSupportedError') return { ok: false, why: NO_ARTIFACTS_ON_GHES }
     return { ok: false, why: messageOf(error) }
   }
+}
+
+export const NO_ARTIFACTS_ON_GHES =
+  'GitHub Enterprise Server has no artifact service for @actions/artifact v2+, where the conversation of a run is kept'
+
+/** GitHub Enterprise Server, as @actions/artifact tells it: a server that is neither github.com nor *.ghe.com (nor *.localhost). */
+export function onGhes(env: NodeJS.ProcessEnv = process.env): boolean {
+  let host: string
+  try {
+    host = new URL(env.GITHUB_SERVER_URL || 'https://github.com').hostname.toUpperCase()
+  } catch {
+    return false
+  }
+  return host !== 'GITHUB.COM' && !host.endsWith('.GHE.COM') && !host.endsWith('.LOCALHOST')
 }
