@@ -13,17 +13,19 @@
 // so a busy machine slows both and cannot fake a regression or a win.
 //
 // Figures (each printed with its target and PASS/MISS; the process exits 1 when one is missed):
-//   cold start      just before runAction() spawns `node dist/index.js` (its own preparation, a few
-//                   ms of file writes, included) -> the first model request reaching the fake; median
-//                   of --runs runs after one warm-up. An issue comment from a writer, so the
+//   cold start      just before runAction() spawns the action (its own preparation, a few ms of file
+//                   writes, included) -> the first model request reaching the fake; median of --runs
+//                   runs after one warm-up, over the floor's. An issue comment from a writer, so the
 //                   permission check against the fake GitHub is on the path, as it must be. Also
 //                   shown: when the permission check and the first GitHub write (reaction, progress
-//                   comment) arrived, and Node's own start (`node -e 0`, spawn to exit).
-//   turn overhead   100 turns of `true` with an instant model: (first -> last model request) minus
-//                   the time inside bash (the commands' recorded durations), per turn
+//                   comment) arrived.
+//   turns, command  median gap between consecutive model requests over 100 turns of `true` with an
+//                   instant model (after the first command), `sandbox: none` (turns) and the default
+//                   sandbox (command, `--sandbox=` picks another), over the floor's; 3 runs each
 //   spawn           runBash('true') from src/tools/bash.ts, median (no target: context for the above)
 //   peak memory     VmHWM of the action's node process (read from /proc/<pid>/status every 5 ms)
-//                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`)
+//                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`), in the default
+//                   sandbox; beside it the command server's and the floor's
 //   sandbox         (issue 8; needs root or passwordless sudo on Linux) the agent's copy set up for a
 //                   generated 1 GiB workspace of 100,000 files (prepareSandbox from src/sandbox, then
 //                   released; skipped without 3 GiB free), and the per-command overhead in
