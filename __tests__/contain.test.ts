@@ -48,13 +48,13 @@ interface Kind {
 function sudoUser(): Kind['asUser'] {
   if (!isRoot) return undefined
   const name = process.env.BASH_AGENT_SUDO_USER || 'runner'
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find(l => l.startsWith(`${name}:`))
-  if (!line) return undefined
-  const [, , uid, gid] = line.split(':')
-  if (spawnSync('sudo', ['-n', '-u', name, 'sudo', '-n', 'true']).status !== 0) return undefined
-  return { uid: Number(uid), gid: Number(gid), name }
+  // `id` asks NSS, as sudo does (the user may come from elsewhere than /etc/passwd)
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' })
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' })
+  if (uid.status !== 0 || gid.status !== 0) return undefined
+  if (spawnSync('sudo', ['-n', '-u', name, 'sudo', '-n', 'true'], { stdio: 'ignore' }).status !== 0) return undefined
+  // runAction launches a copy of the action the user owns: nothing of this checkout must be open to it
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()), name }
 }
 
 const KINDS: Kind[] = [{ name: isRoot ? 'root' : `${os.userInfo().username} with sudo` }]

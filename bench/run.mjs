@@ -5,21 +5,27 @@
 //
 //   npm run bench                                   # runs dist/index.js
 //   ACTION_DIST=/tmp/dist-perf npm run bench        # runs another build (e.g. `npx ncc build src/index.ts -o /tmp/dist-perf`)
-//   node bench/run.mjs --only=cold,memory --runs=20 # some figures (cold, turns, spawn, memory, cache),
-//                                                   # more cold-start runs
+//   node bench/run.mjs --only=cold,memory --runs=20 # some figures (cold, turns, command, spawn, memory,
+//                                                   # cache, sandbox), more cold-start runs
+//
+// Each timed figure is a ratio to the floor (bench/floor/index.mjs: a JavaScript action on Node's
+// built-ins doing the least the job needs), run alternately with the action in the same bench run,
+// so a busy machine slows both and cannot fake a regression or a win.
 //
 // Figures (each printed with its target and PASS/MISS; the process exits 1 when one is missed):
-//   cold start      just before runAction() spawns `node dist/index.js` (its own preparation, a few
-//                   ms of file writes, included) -> the first model request reaching the fake; median
-//                   of --runs runs after one warm-up. An issue comment from a writer, so the
+//   cold start      just before runAction() spawns the action (its own preparation, a few ms of file
+//                   writes, included) -> the first model request reaching the fake; median of --runs
+//                   runs after one warm-up, over the floor's. An issue comment from a writer, so the
 //                   permission check against the fake GitHub is on the path, as it must be. Also
 //                   shown: when the permission check and the first GitHub write (reaction, progress
-//                   comment) arrived, and Node's own start (`node -e 0`, spawn to exit).
-//   turn overhead   100 turns of `true` with an instant model: (first -> last model request) minus
-//                   the time inside bash (the commands' recorded durations), per turn
+//                   comment) arrived.
+//   turns, command  median gap between consecutive model requests over 100 turns of `true` with an
+//                   instant model (after the first command), `sandbox: none` (turns) and the default
+//                   sandbox (command, `--sandbox=` picks another), over the floor's; 3 runs each
 //   spawn           runBash('true') from src/tools/bash.ts, median (no target: context for the above)
 //   peak memory     VmHWM of the action's node process (read from /proc/<pid>/status every 5 ms)
-//                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`)
+//                   while one command prints 1 GiB (`head -c 1073741824 /dev/zero`), in the default
+//                   sandbox; beside it the command server's and the floor's
 //   sandbox         (issue 8; needs root or passwordless sudo on Linux) the agent's copy set up for a
 //                   generated 1 GiB workspace of 100,000 files (prepareSandbox from src/sandbox, then
 //                   released; skipped without 3 GiB free), and the per-command overhead in
@@ -32,12 +38,12 @@
 // The helpers are TypeScript: bench/ts-hooks.mjs lets Node 20 import them (and src/agent/cost.ts,
 // src/tools/bash.ts) by transpiling on load with the project's own TypeScript. No new dependencies.
 import { register } from 'node:module'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import http from 'node:http'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 /* global fetch */
 
 register('./ts-hooks.mjs', import.meta.url)
@@ -60,6 +66,8 @@ const args = Object.fromEntries(
 const only = args.only ? new Set(args.only.split(',')) : undefined
 const want = name => !only || only.has(name)
 const RUNS = Number(args.runs ?? 10)
+/** the sandbox of the memory figure: the action's default (`user`) unless --sandbox says otherwise */
+const SANDBOX = args.sandbox ?? 'user'
 
 const distDir = process.env.ACTION_DIST ? resolve(process.env.ACTION_DIST) : join(REPO_ROOT, 'dist')
 const entry = join(distDir, 'index.js')
@@ -68,6 +76,8 @@ if (!existsSync(entry)) {
   process.exit(2)
 }
 
+/** The floor: a JavaScript action on Node's built-ins doing the least the job needs (bench/floor). */
+const FLOOR = join(REPO_ROOT, 'bench', 'floor', 'index.mjs')
 const WRITER = 'Codertocat'
 const KEY = 'sk-ant-bench00000000000000'
 const scratch = mkdtempSync(join(tmpdir(), 'bench-'))
@@ -85,7 +95,7 @@ const report = (name, value, unit, target, pass, note = '') => {
 }
 
 /** One action run on an issue comment by a writer, against fresh fakes. */
-async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl } = {}) {
+async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl, floor = false } = {}) {
   const anthropic = await startFakeAnthropic(script, anthropicOpts)
   const github = await startFakeGitHub({ permissions: { [WRITER]: 'write' } })
   const workspace = mkdtempSync(join(scratch, 'ws-'))
@@ -94,7 +104,8 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
     const run = await runAction({
       eventName: 'issue_comment',
       payload: issueCommentEvent({ body: '/agent run the benchmark', login: WRITER, issueNumber: 7 }),
-      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...inputs },
+      inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...(floor ? { 'github-token': 'ghs_bench' } : {}), ...inputs },
+      ...(floor ? { entry: FLOOR } : {}),
       workspace,
       env: { ANTHROPIC_BASE_URL: baseUrl ?? anthropic.url, GITHUB_API_URL: github.url },
       onStdout,
@@ -106,7 +117,10 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
     } catch {
       transcript = undefined
     }
-    if (run.code !== 0) throw new Error(`the action failed (exit ${run.code}):\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`)
+    if (run.code !== 0)
+      throw new Error(
+        `the ${floor ? 'floor' : 'action'} failed (exit ${run.code}):\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`
+      )
     return { run, t0, anthropic, github, transcript }
   } finally {
     await anthropic.close()
@@ -118,11 +132,16 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
 
 async function coldStart() {
   await actionRun([text('done')]) // warm the page cache: the runner's disk is warm after checkout too
+  await actionRun([text('done')], { floor: true })
   const firsts = []
+  const floors = []
   const perms = []
   const writesAfter = []
   let early = 0
+  // floor and action alternate: a load that comes and goes weighs on both
   for (let i = 0; i < RUNS; i++) {
+    const f = await actionRun([text('done')], { floor: true })
+    floors.push(f.anthropic.requests[0].at - f.t0)
     const { t0, anthropic, github } = await actionRun([text('done')])
     const first = anthropic.requests[0].at
     firsts.push(first - t0)
@@ -133,43 +152,60 @@ async function coldStart() {
     if (writes.length) writesAfter.push(Math.min(...writes) - first)
     if (writes.some(at => at < first)) early++
   }
-  const bare = []
-  for (let i = 0; i < 5; i++) {
-    const t = performance.now()
-    await new Promise((done, fail) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', done).on('error', fail))
-    bare.push(performance.now() - t)
-  }
   const m = median(firsts)
+  const ratio = m / median(floors)
   report(
     'cold start -> first model request',
-    fmt(m, 0),
-    'ms',
-    '< 300 ms median',
-    m < 300,
-    `${RUNS} runs, min ${Math.min(...firsts)} max ${Math.max(...firsts)}; permission check at ${fmt(median(perms), 0)} ms; ` +
-      `first GitHub write ${fmt(median(writesAfter), 0)} ms after the model request` +
-      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '') +
-      `; \`node -e 0\` takes ${fmt(median(bare), 0)} ms here`
+    `${fmt(ratio, 2)}x`,
+    'floor',
+    '<= 2x the floor',
+    ratio <= 2,
+    `median of ${RUNS} runs: ${fmt(m, 0)} ms (min ${Math.min(...firsts)} max ${Math.max(...firsts)}), the floor ${fmt(median(floors), 0)} ms; ` +
+      `permission check at ${fmt(median(perms), 0)} ms; first GitHub write ${fmt(median(writesAfter), 0)} ms after the model request` +
+      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '')
   )
 }
 
+/** Median time between consecutive model requests over `turns` turns of `true` (after the first command). */
+async function gapPerTurn(turns, o = {}) {
+  const script = [...Array.from({ length: turns }, () => bash('true')), text('done')]
+  const { anthropic } = await actionRun(script, { ...o, inputs: { 'max-turns': String(turns + 5), ...o.inputs } })
+  const reqs = anthropic.requests
+  if (reqs.length !== turns + 1) throw new Error(`expected ${turns + 1} requests, got ${reqs.length}`)
+  // after the first command: the sandbox's set-up goes on beside the first request
+  return median(reqs.slice(2).map((r, i) => r.at - reqs[i + 1].at))
+}
+
+/** Per turn (instant model, `sandbox: none`) and per command (the default sandbox), each over the floor's. */
 async function turnOverhead() {
   const TURNS = 100
-  const script = [...Array.from({ length: TURNS }, () => bash('true')), text('done')]
-  const { anthropic, transcript, run } = await actionRun(script, { inputs: { 'max-turns': String(TURNS + 5) } })
-  const reqs = anthropic.requests
-  if (reqs.length !== TURNS + 1 || !transcript) throw new Error(`turn overhead: expected ${TURNS + 1} requests, got ${reqs.length}`)
-  const wall = reqs[TURNS].at - reqs[0].at
-  const inBash = transcript.commands.reduce((n, c) => n + c.durationMs, 0)
-  const perTurn = (wall - inBash) / TURNS
-  report(
-    'harness overhead per turn',
-    fmt(perTurn, 2),
-    'ms',
-    '< 10 ms',
-    perTurn < 10,
-    `${TURNS} turns of \`true\`: ${wall} ms between the first and last request, ${inBash} ms inside bash; whole run ${run.durationMs} ms`
-  )
+  const floor = []
+  const none = []
+  const user = []
+  for (let i = 0; i < 3; i++) {
+    floor.push(await gapPerTurn(TURNS, { floor: true }))
+    if (want('turns')) none.push(await gapPerTurn(TURNS, { inputs: { sandbox: 'none' } }))
+    user.push(await gapPerTurn(TURNS, { inputs: { sandbox: SANDBOX } }))
+  }
+  const f = median(floor)
+  const show = (name, xs, what) => {
+    const ratio = median(xs) / f
+    report(
+      name,
+      `${fmt(ratio, 2)}x`,
+      'floor',
+      '<= 1.5x the floor',
+      ratio <= 1.5,
+      `${fmt(median(xs), 1)} ms, the floor ${fmt(f, 1)} ms; ${what}`
+    )
+  }
+  if (none.length)
+    show(
+      'per turn, instant model',
+      none,
+      `median gap between requests, ${TURNS} turns of \`true\`, sandbox: none, median of 3 runs (floor and action alternate)`
+    )
+  show('per command, answer -> next request', user, `the same in sandbox: ${SANDBOX}`)
 }
 
 async function spawnOverhead() {
@@ -279,22 +315,54 @@ async function sandboxFigures() {
   }
 }
 
+/** Node processes below `root` (the command server, launched through sudo/unshare). */
+function nodeDescendants(root) {
+  const kids = new Map()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      if (!kids.has(ppid)) kids.set(ppid, [])
+      kids.get(ppid).push({ pid: Number(name), comm })
+    } catch {
+      // gone
+    }
+  }
+  const out = []
+  const queue = [...(kids.get(root) ?? [])]
+  while (queue.length) {
+    const k = queue.shift()
+    if (k.comm === 'node') out.push(k.pid)
+    queue.push(...(kids.get(k.pid) ?? []))
+  }
+  return out
+}
+
 /** Peak RSS (VmHWM) of the action's process during a run whose one command is `command`. */
-async function peakMemory(command) {
+async function peakMemory(command, floor = false) {
   let pid
   let hwm = 0
   let timer
-  const poll = () => {
+  let serverHwm = 0
+  const hwmOf = p => {
     try {
-      const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))
-      if (m) hwm = Math.max(hwm, Number(m[1]))
+      const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/status`, 'latin1'))
+      return m ? Number(m[1]) : 0
     } catch {
-      // exited
+      return 0 // exited
     }
+  }
+  const poll = () => {
+    hwm = Math.max(hwm, hwmOf(pid))
+    // the command server (sandbox: user): a node process among the action's descendants
+    for (const p of nodeDescendants(pid)) serverHwm = Math.max(serverHwm, hwmOf(p))
   }
   try {
     const { transcript } = await actionRun([bash(command), text('done')], {
-      inputs: { 'command-timeout': '600' },
+      floor,
+      inputs: { 'command-timeout': '600', sandbox: SANDBOX },
       onStdout: (_chunk, child) => {
         if (pid !== undefined) return
         pid = child.pid
@@ -302,7 +370,7 @@ async function peakMemory(command) {
         poll()
       }
     })
-    return { mb: hwm / 1024, record: transcript?.commands?.[0] }
+    return { mb: hwm / 1024, serverMb: serverHwm / 1024, record: transcript?.commands?.[0] }
   } finally {
     clearInterval(timer)
   }
@@ -315,13 +383,14 @@ async function memory() {
   }
   const idle = await peakMemory('true')
   const big = await peakMemory('head -c 1073741824 /dev/zero')
+  const floor = await peakMemory('head -c 1073741824 /dev/zero', true)
   report(
     'peak memory, command prints 1 GiB',
     fmt(big.mb, 1),
     'MB',
     '< 100 MB',
     big.mb < 100,
-    `VmHWM of the action process; ${fmt(idle.mb, 1)} MB for a run of \`true\`; the command took ${big.record?.durationMs} ms`
+    `VmHWM of the action process; its command server's ${fmt(big.serverMb, 1)} MB; ${fmt(idle.mb, 1)} MB (server ${fmt(idle.serverMb, 1)} MB) for a run of \`true\`; the command took ${big.record?.durationMs} ms; the floor ${fmt(floor.mb, 1)} MB`
   )
 }
 
@@ -405,7 +474,7 @@ console.log(
 const started = performance.now()
 try {
   if (want('cold')) await coldStart()
-  if (want('turns')) await turnOverhead()
+  if (want('turns') || want('command')) await turnOverhead()
   if (want('spawn')) await spawnOverhead()
   if (want('memory')) await memory()
   if (want('cache')) await cacheRatio()

@@ -38,7 +38,7 @@ async function run(): Promise<void> {
     if (isPost()) await (await import('./post')).post()
     else await (await import(/* webpackMode: "eager" */ './main')).main()
   } catch (error) {
-    const core = await import('@actions/core')
+    const core = await import('./actions-core')
     const { Redactor, secretsFromEnv } = await import('./report/redact')
     // Never silent, never a secret: the message is redacted with every secret the environment holds.
     const redactor = new Redactor(secretsFromEnv(process.env))

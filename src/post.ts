@@ -3,7 +3,7 @@
 // comment). It works from what the main step saved: the comment, the thread,
 // the transcript it kept writing as it went, and the sandbox's state (what
 // must be undone: the run folder, the namespace), saved before each change.
-import * as core from '@actions/core'
+import * as core from './actions-core'
 import { readSettings, secretsOf } from './settings'
 import { createLog, type Log } from './report/log'
 import { createOctokit, ReportComment } from './report/github'

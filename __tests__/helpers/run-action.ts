@@ -9,9 +9,9 @@
 // declare throws (a typo in a test), unless allowUndeclaredInputs is set.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { promisify } from 'node:util'
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const execFileP = promisify(execFile)
@@ -481,9 +481,17 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     else env[k] = v
   }
 
-  if (opts.asUser) await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
+  // The other user may not reach this checkout (a clone in a 0700 folder): it runs a copy of the
+  // entry's folder (the bundle is self-contained) that becomes its own with the rest of the run's files.
+  let launched = entry
+  if (opts.asUser) {
+    const copy = join(root, 'action')
+    cpSync(dirname(entry), copy, { recursive: true })
+    launched = join(copy, basename(entry))
+    await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
+  }
   const started = Date.now()
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [launched], {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // Hand the work back: compute -> check -> apply -> commit (when asked), and
 // the record of it that the report and the outputs show.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'

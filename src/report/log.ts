@@ -1,6 +1,6 @@
 // The action's own log: one choke point, so no text reaches it with a secret
 // or a workflow command the runner would obey.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import { Redactor, secretsFromEnv } from './redact'
 import { inert } from './inert'
 

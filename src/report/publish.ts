@@ -1,6 +1,6 @@
 // The end of a run: outputs, job summary and the final comment, each written
 // even when another fails, all redacted.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import type { Outcome, ReportMeta } from './render'
 import { renderFinal, renderSummary } from './render'
 import { formatUsd } from '../agent/cost'
@@ -69,7 +69,9 @@ export async function writeSummary(
   if (!process.env.GITHUB_STEP_SUMMARY) return false
   try {
     // overwrite: a summary written earlier in this step is replaced, never doubled
-    await core.summary.addRaw(summaryText(o, meta, redact), true).write({ overwrite: true })
+    // @actions/core (and the HTTP client it loads) only here, at the end of the run
+    const { summary } = await import('@actions/core')
+    await summary.addRaw(summaryText(o, meta, redact), true).write({ overwrite: true })
     return true
   } catch (error) {
     log(`Could not write the job summary: ${redact(messageOf(error))}`)

@@ -1,7 +1,7 @@
 // The run's lifecycle controls: signals and crashes, the deadline, and the
 // wind-down. Aborting `signal` stops the agent; its reason (an AbortCause) says
 // why, and exitReasonOfAbort decodes it.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import type { Log } from '../report/log'
 import { clampDelay, messageOf, within } from '../util'
 import { exitReasonOfAbort, type AbortCause, type RunResult } from '../types'

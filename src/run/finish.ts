@@ -1,6 +1,6 @@
 // The end of a run as the user sees it: the report (comment, summary,
 // outputs), and the step's own verdict.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import { headline, renderFinal, type ReportMeta } from '../report/render'
 import { publish, setOutputs } from '../report/publish'
 import { setChangesOutputs } from '../changes'

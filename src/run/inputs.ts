@@ -1,5 +1,5 @@
 // What a run starts from: the settings and the event the runner saved.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import { existsSync, readFileSync } from 'node:fs'
 import { readSettings, secretsOf, SettingsError, type Settings } from '../settings'
 import { priceOf } from '../agent/cost'

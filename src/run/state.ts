@@ -1,7 +1,7 @@
 // What the main step hands to the post step, behind named functions (as
 // actions/checkout's state-helper.ts). Each is saved before the change it
 // guards, so the post step can finish whatever the main step could not.
-import * as core from '@actions/core'
+import * as core from '../actions-core'
 import type { CommentRef } from '../report/github'
 import type { Thread } from '../trigger'
 

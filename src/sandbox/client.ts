@@ -202,7 +202,9 @@ export class ServerClient {
 /** Start the server: `argv` is the launcher (sudo, unshare...) and the node program. */
 export function startServer(argv: string[], config: ServerConfig, source: string, key: string): ServerClient {
   // `key` (ignored by node) marks the namespace as this run's for the recovery helper
-  const child = spawn(argv[0], [...argv.slice(1), '-e', BOOTSTRAP, key], {
+  // Each chunk of a command's output passes through the server as a buffer outside the JS heap, which
+  // V8 collects only after tens of megabytes: the server collects young garbage itself (--expose-gc).
+  const child = spawn(argv[0], [...argv.slice(1), '--expose-gc', '--max-semi-space-size=1', '-e', BOOTSTRAP, key], {
     cwd: '/',
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },

@@ -81,6 +81,14 @@ export function commandServer(lib: ServerLib): void {
   const frame = (type: number, id: number, payload: Buffer): void => void out.write(framed(type, id, payload))
   const json = (msg: unknown): Buffer => Buffer.from(JSON.stringify(msg))
   const send = (id: number, msg: unknown, type = 0): void => frame(type, id, json(msg))
+  /** commands' outputs paused until our stdout drains */
+  const paused = new Set<import('node:stream').Readable>()
+  /** output bytes since the last young-generation collection */
+  let passed = 0
+  out.on('drain', () => {
+    for (const s of paused) s.resume()
+    paused.clear()
+  })
   const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
   const quietEnv = { PATH, LANG: 'C', LC_ALL: 'C', HOME: '/', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
 
@@ -278,8 +286,27 @@ export function commandServer(lib: ServerLib): void {
       let pendingExit: Buffer | undefined
       let exited = false
       let closed = false
-      child.stdout?.on('data', (d: Buffer) => {
-        if (children.has(id)) frame(1, id, d)
+      const stdout = child.stdout
+      stdout?.on('data', (d: Buffer) => {
+        if (!children.has(id)) return
+        // the header, then the chunk itself: no copy of it
+        const h = Buffer.allocUnsafe(9)
+        h.writeUInt32BE(d.length, 0)
+        h.writeUInt32BE(id, 4)
+        h.writeUInt8(1, 8)
+        passed += d.length
+        if (passed >= 1024 * 1024) {
+          passed = 0
+          ;(globalThis as { gc?: (o: { type: 'minor' }) => void }).gc?.({ type: 'minor' })
+        }
+        out.cork()
+        out.write(h)
+        const more = out.write(d)
+        out.uncork()
+        if (more) return
+        // the action reads slower than the command prints: wait, or our stdout buffer grows with the output
+        stdout.pause()
+        paused.add(stdout)
       })
       child.stdout?.on('close', () => {
         closed = true

@@ -1,0 +1,81 @@
+// The few @actions/core functions the run uses before its first model request, on Node's
+// built-ins: @actions/core itself loads @actions/http-client and its bundled undici (for OIDC),
+// about a megabyte of code compiled and evaluated at start. Same formats as @actions/core 3.
+import { appendFileSync, existsSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { EOL } from 'node:os'
+
+function commandValue(input: unknown): string {
+  if (input === null || input === undefined) return ''
+  if (typeof input === 'string' || input instanceof String) return String(input)
+  return JSON.stringify(input)
+}
+const escapeData = (s: unknown): string => commandValue(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
+const escapeProperty = (s: unknown): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
+
+function issueCommand(command: string, properties: Record<string, string>, message: unknown): void {
+  const props = Object.entries(properties)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k}=${escapeProperty(v)}`)
+  process.stdout.write(`::${command}${props.length ? ` ${props.join(',')}` : ''}::${escapeData(message)}${EOL}`)
+}
+
+function fileCommand(command: 'OUTPUT' | 'STATE', key: string, value: unknown): void {
+  const filePath = process.env[`GITHUB_${command}`] as string
+  if (!existsSync(filePath)) throw new Error(`Missing file at path: ${filePath}`)
+  const delimiter = `ghadelimiter_${randomUUID()}`
+  const v = commandValue(value)
+  if (key.includes(delimiter)) throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`)
+  if (v.includes(delimiter)) throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`)
+  appendFileSync(filePath, `${key}<<${delimiter}${EOL}${v}${EOL}${delimiter}${EOL}`, { encoding: 'utf8' })
+}
+
+export function getInput(name: string, options?: { required?: boolean; trimWhitespace?: boolean }): string {
+  const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || ''
+  if (options?.required && !val) throw new Error(`Input required and not supplied: ${name}`)
+  return options?.trimWhitespace === false ? val : val.trim()
+}
+
+export function setOutput(name: string, value: unknown): void {
+  if (process.env.GITHUB_OUTPUT) return fileCommand('OUTPUT', name, value)
+  process.stdout.write(EOL)
+  issueCommand('set-output', { name }, commandValue(value))
+}
+
+export function saveState(name: string, value: unknown): void {
+  if (process.env.GITHUB_STATE) return fileCommand('STATE', name, value)
+  issueCommand('save-state', { name }, commandValue(value))
+}
+
+export function getState(name: string): string {
+  return process.env[`STATE_${name}`] || ''
+}
+
+export function setSecret(secret: string): void {
+  issueCommand('add-mask', {}, secret)
+}
+
+export function info(message: string): void {
+  process.stdout.write(message + EOL)
+}
+
+export function error(message: string | Error): void {
+  issueCommand('error', {}, message instanceof Error ? message.toString() : message)
+}
+
+export function warning(message: string | Error): void {
+  issueCommand('warning', {}, message instanceof Error ? message.toString() : message)
+}
+
+export function setFailed(message: string | Error): void {
+  process.exitCode = 1
+  error(message)
+}
+
+export function startGroup(name: string): void {
+  issueCommand('group', {}, name)
+}
+
+export function endGroup(): void {
+  issueCommand('endgroup', {}, '')
+}
