@@ -301,7 +301,6 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
       const raw = parseRaw(await git([...diffArgs, '--raw', '-z', '--no-abbrev', against]))
       const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', against]))
       const files = raw.map(e => toChange(e, stats))
-      let secretHolds = false
       let holds = checkLimits(
         files,
         await blobSizes(
@@ -318,7 +317,6 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
         )
         diff = (await git([...diffArgs, '--binary', '--full-index', against])).toString('utf8')
         holds = checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret)
-        secretHolds = true
       }
       if (holds.length === 0) {
         const old = await readBlobs(
