@@ -103,7 +103,7 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
       ['modified', 'src/a.txt'],
       ['modified', 'tool.sh']
     ])
-    const applied = applyPatch(patch, blobs, ws, copy)
+    const applied = applyPatch(patch, blobs, ws)
     expect(applied).toEqual({ kind: 'applied', files: 5, failed: [] })
     expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe('one\nTWO\n')
     expect(existsSync(join(ws, 'gone.txt'))).toBe(false)
@@ -128,8 +128,7 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
         mode,
         base: await readBase(ws, localExec),
         workspace: ws,
-        workdir: copy,
-        exec: localExec,
+        source: { workdir: copy, exec: localExec, inPlace: false },
         containsSecret: contains,
         patchDir: out,
         patchName: `${mode}.patch`,
@@ -173,7 +172,7 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
       heldBack: [],
       diff: ''
     }
-    const applied = applyPatch(patch, new Map([['a'.repeat(40), Buffer.from('x\n')]]), ws, '/elsewhere')
+    const applied = applyPatch(patch, new Map([['a'.repeat(40), Buffer.from('x\n')]]), ws)
     expect(applied.kind === 'applied' && applied.failed.map(f => f.path)).toEqual([
       'link/x.txt',
       '../escape.txt',

@@ -3,8 +3,8 @@
 // the action through the Git database of the fake GitHub (a real bare
 // repository standing for the repository on GitHub). Every committed tree is
 // checked entry by entry against the agent's copy (with `sandbox: none` the
-// workspace is the copy). HANDBACK_SANDBOX=user runs them with the user sandbox.
-import { afterAll, describe, expect, it } from '@jest/globals'
+// workspace is the copy). Every case runs in both sandbox modes.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
@@ -84,7 +84,7 @@ async function handback(s: {
       inputs: {
         'anthropic-api-key': API_KEY,
         'anthropic-base-url': fake.url,
-        sandbox: process.env.HANDBACK_SANDBOX ?? 'none',
+        sandbox: mode,
         changes: s.changes ?? 'apply',
         ...s.inputs
       },
@@ -160,7 +160,41 @@ function fingerprint(file: { mode: string; bytes: Buffer } | undefined): { mode:
 
 const FIX = "sed -i 's/return a - b/return a + b/' src/add.js"
 
-describe("hand-back: the agent's changes come back as a checked patch", () => {
+/** Both ways the agent works: in its copy (user) and in the workspace itself (none). */
+let mode = 'user'
+
+describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes come back as a checked patch", m => {
+  beforeAll(() => {
+    mode = m
+  })
+
+  it('changes: none leaves the workspace exactly as it was', async () => {
+    const r = await handback({ script: [bash(FIX, 'echo new > added.txt')], changes: 'none' })
+    expect(r.run.code).toBe(0)
+    expect(r.comment).toContain('src/add.js')
+    if (mode === 'user') {
+      expect(readFileSync(join(r.ws, 'src/add.js'), 'utf8')).toContain('return a - b')
+      expect(gitText(r.ws, ['status', '--porcelain'])).toBe('')
+    }
+    expect(r.db.created.commits).toEqual([])
+  }, 120_000)
+
+  it('a 21 MiB file and a nested repository beside a one-line fix: only the fix comes back, both others named as held back', async () => {
+    const r = await handback({
+      script: [bash(FIX, 'head -c 22020096 /dev/zero | tr "\\0" a > big.bin', 'mkdir nested && git -C nested init -q && echo x > nested/f')]
+    })
+    expect(r.run.code).toBe(0)
+    expect(readFileSync(join(r.ws, 'src/add.js'), 'utf8')).toContain('return a + b')
+    expect(existsSync(join(r.ws, 'big.bin'))).toBe(false)
+    if (mode === 'user') expect(existsSync(join(r.ws, 'nested'))).toBe(false)
+    const patch = readFileSync(r.run.outputs.patch, 'utf8')
+    expect(patch).toContain('src/add.js')
+    expect(patch).not.toMatch(/big\.bin|nested/)
+    expect(r.comment).toMatch(/big\.bin[^\n]*larger than 20 MiB/)
+    expect(r.comment).toMatch(/nested[^\n]*nested git repository/)
+    expect(r.run.outputs['changed-files']).toBe('1')
+  }, 120_000)
+
   it('a fix to one file: diff in the comment, file changed in the workspace, a branch whose tree differs by that file, a draft PR closing the issue', async () => {
     const r = await handback({ script: [bash(FIX)], changes: 'pull-request' })
     expect(r.run.code).toBe(0)

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
-import { handBack } from '../src/sandbox/handback'
+import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
@@ -244,7 +244,26 @@ describe('user mode', () => {
       const forged = await sh(s, readFileSync(path.resolve('__tests__', 'helpers', 'forge-start-tree.sh'), 'utf8'))
       expect(forged.output).toContain('forged root')
       expect(await s.stopProcesses()).toEqual({ ok: true })
-      await handBack(s, workspace, process.env.PATH)
+      const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
+      const r = await handBack({
+        mode: 'apply',
+        base: await readBase(workspace, localExec),
+        workspace,
+        source: {
+          workdir: s.workdir,
+          exec: s.exec,
+          inPlace: false,
+          start: { tree: s.startTree as string, objects: s.startObjects as string },
+          scratch: execScratch(s.exec, env),
+          tmpDir: s.env.TMPDIR,
+          path: env.PATH
+        },
+        containsSecret: () => false,
+        patchDir: os.tmpdir(),
+        patchName: `forge-${randomUUID()}.patch`,
+        log: () => undefined
+      })
+      expect(r.kind === 'computed' && r.patch.files.map(f => f.path)).toEqual([])
       expect(readFileSync(tool, 'utf8')).toBe('#!/bin/sh\necho real\n')
       expect(await release(s)).toEqual([])
     }

@@ -75,13 +75,8 @@ function write(root: string, file: FileChange, content: Buffer): void {
   }
 }
 
-/**
- * Applies `patch` to `workspace`. When the agent worked in the workspace
- * (`workdir === workspace`) the changes are there already. Every file that
- * could not be written is named; nothing is swallowed.
- */
-export function applyPatch(patch: Patch, blobs: Map<string, Buffer>, workspace: string, workdir: string): Applied {
-  if (workdir === workspace) return { kind: 'in-place' }
+/** Applies `patch` to `workspace`. Every file that could not be written is named; nothing is swallowed. */
+export function applyPatch(patch: Patch, blobs: Map<string, Buffer>, workspace: string): Applied {
   const failed: { path: string; why: string }[] = []
   const attempt = (path: string, fn: () => void) => {
     try {
@@ -113,8 +108,8 @@ export function applyPatch(patch: Patch, blobs: Map<string, Buffer>, workspace: 
 }
 
 /**
- * Where the agent worked in the workspace itself, files held back for a secret
- * are put back as they were at the start (an added one removed), so no later
+ * Where the agent worked in the workspace itself, files held back (a secret, a
+ * limit) are put back as they were at the start (an added one removed), so no later
  * step finds them. Returns what could not be put back.
  */
 export function revertInPlace(secrets: { file: FileChange; old?: Buffer }[], workspace: string): { path: string; why: string }[] {

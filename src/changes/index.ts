@@ -4,7 +4,7 @@ import * as core from '../actions-core'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { computePatch, type Patch } from './patch'
+import { computePatch, type Patch, type ScratchFs } from './patch'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
@@ -66,9 +66,22 @@ export interface HandBackOptions {
   mode: ChangesMode
   base: Base | undefined
   workspace: string
-  /** where the commands ran: the copy, or the workspace itself */
-  workdir: string
-  exec: Exec
+  /**
+   * Where the agent worked and how git runs there: its copy in the sandbox
+   * (the patch computed inside it, against the copy's start) or, with
+   * `sandbox: none`, the workspace itself (`inPlace`).
+   */
+  source: {
+    workdir: string
+    exec: Exec
+    inPlace: boolean
+    /** the copy's state at start, and stores holding its objects (colon-separated) */
+    start?: { tree: string; objects: string }
+    scratch?: ScratchFs
+    tmpDir?: string
+    /** PATH to find git with there */
+    path?: string
+  }
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
   patchDir: string
@@ -108,22 +121,26 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   }
   let computed
   try {
+    const src = o.source
     computed = await computePatch({
-      workdir: o.workdir,
+      workdir: src.workdir,
       baseSha: o.base.sha,
-      baseObjects: o.base.objects,
-      exec: o.exec,
+      baseObjects: src.start?.objects ?? o.base.objects,
+      diffBase: src.start?.tree,
+      exec: src.exec,
       containsSecret: o.containsSecret,
-      tmpDir: o.patchDir
+      tmpDir: src.tmpDir ?? o.patchDir,
+      scratch: src.scratch,
+      path: src.path
     })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
     return { kind: 'failed', why: messageOf(e) }
   }
   const { patch, blobs } = computed
-  if (o.workdir === o.workspace) {
+  if (o.source.inPlace) {
     for (const f of revertInPlace(computed.secrets, o.workspace))
-      warn(`Changes: could not put back ${JSON.stringify(f.path)}, which holds a secret: ${f.why}`)
+      warn(`Changes: could not put back ${JSON.stringify(f.path)}, which was held back: ${f.why}`)
   }
   const report: ChangesReport = { kind: 'computed', mode: o.mode, patch }
   o.log(
@@ -134,8 +151,9 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
 
   const patchFile = o.containsSecret(patch.diff) ? undefined : writePatchFile(o, patch.diff, warn)
   if (patchFile) report.patchFile = patchFile
-  if (o.mode !== 'none' || o.workdir === o.workspace) {
-    report.applied = applyPatch(patch, blobs, o.workspace, o.workdir)
+  if (o.source.inPlace) report.applied = { kind: 'in-place' }
+  else if (o.mode !== 'none') {
+    report.applied = applyPatch(patch, blobs, o.workspace)
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
       warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }
@@ -190,3 +208,4 @@ export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: stri
 }
 
 export { localExec, type Exec } from './exec'
+export { execScratch, type ScratchFs } from './patch'

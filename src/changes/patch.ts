@@ -59,7 +59,7 @@ export interface ComputedPatch {
   patch: Patch
   /** the new content of every file in `patch.files` that has one, by blob sha */
   blobs: Map<string, Buffer>
-  /** files held back for a secret, with their content at the start: where the agent worked in the workspace, they are put back */
+  /** files held back, with their content at the start: where the agent worked in the workspace, they are put back */
   secrets: { file: FileChange; old?: Buffer }[]
 }
 
@@ -73,13 +73,47 @@ export interface PatchOptions {
   exec: Exec
   /** true when a text (or file name) holds a known secret in any form */
   containsSecret: (text: string) => boolean
+  /** the tree the work tree is compared with, when not baseSha's (the copy's state at start) */
+  diffBase?: string
   /** where the throwaway repository goes (default: the OS temp dir) */
   tmpDir?: string
+  /** how files are made there: here, or as the user git runs as (the sandbox's) */
+  scratch?: ScratchFs
   /** PATH to find git with */
   path?: string
 }
 
 const ZERO_SHA = '0'.repeat(40)
+
+/** The few file operations the throwaway repository needs, done by whoever runs git. */
+export interface ScratchFs {
+  mkdtemp(prefix: string): Promise<string>
+  mkdir(path: string): Promise<void>
+  write(path: string, content: string): Promise<void>
+  rm(path: string): Promise<void>
+}
+
+export const localScratch: ScratchFs = {
+  mkdtemp: async prefix => mkdtempSync(prefix),
+  mkdir: async path => void mkdirSync(path, { recursive: true }),
+  write: async (path, content) => writeFileSync(path, content),
+  rm: async path => rmSync(path, { recursive: true, force: true })
+}
+
+/** The same through `exec` (no shell of the agent's: sh -c with the path as an argument). */
+export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
+  const must = async (file: string, args: string[], input?: Buffer) => {
+    const r = await exec(file, args, { env, input, cwd: '/' })
+    if (r.code !== 0) throw new PatchError(`${file} failed: ${r.stderr.trim().split('\n')[0]}`)
+    return r.stdout.toString('utf8').trim()
+  }
+  return {
+    mkdtemp: prefix => must('mktemp', ['-d', `${prefix}XXXXXXXXXX`]),
+    mkdir: async path => void (await must('mkdir', ['-p', '--', path])),
+    write: async (path, content) => void (await must('sh', ['-c', 'cat > "$1"', 'sh', path], Buffer.from(content))),
+    rm: async path => void (await must('rm', ['-rf', '--', path]))
+  }
+}
 
 /** For every path: no filter, no end-of-line or encoding conversion, no ident; diff and eol left to git's defaults. */
 const NEUTRAL_ATTRIBUTES = '* -filter -text -ident -working-tree-encoding !eol !diff !merge\n'
@@ -240,33 +274,33 @@ async function blobSizes(git: (args: string[], input?: Buffer) => Promise<Buffer
  * (the caller reports it); never runs anything of the work tree's.
  */
 export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
-  const root = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'))
+  const fs = opts.scratch ?? localScratch
+  const root = await fs.mkdtemp(join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'))
   try {
     const scratch = { gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') }
-    mkdirSync(scratch.home)
+    await fs.mkdir(scratch.home)
     const git = safeGit(opts.exec, scratch, opts.workdir, opts.path ?? process.env.PATH ?? '/usr/bin:/bin')
     // A repository is HEAD, objects/ and refs/: made by hand, so no template (hooks) is copied.
-    for (const d of ['objects/info', 'refs/heads', 'info']) mkdirSync(join(scratch.gitDir, d), { recursive: true })
-    writeFileSync(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
-    writeFileSync(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${opts.baseObjects}\n`)
-    writeFileSync(join(scratch.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
-    await git(['read-tree', opts.baseSha])
+    for (const d of ['objects/info', 'refs/heads', 'info']) await fs.mkdir(join(scratch.gitDir, d))
+    await fs.write(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
+    await fs.write(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${opts.baseObjects.split(':').join('\n')}\n`)
+    await fs.write(join(scratch.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
+    const against = opts.diffBase ?? opts.baseSha
+    await git(['read-tree', against])
 
     // Nested repositories (an `ls-files -o` entry ending in '/') are never walked into.
     const others = (await git(['ls-files', '-z', '--others', '--exclude-standard'])).toString('utf8').split('\0')
     const nested = others.filter(p => p.endsWith('/'))
     const escapeGlob = (p: string) => p.replace(/[\\*?[\]!#\s]/g, c => `\\${c}`)
-    writeFileSync(join(scratch.gitDir, 'info', 'exclude'), nested.map(p => `/${escapeGlob(p)}\n`).join(''))
+    await fs.write(join(scratch.gitDir, 'info', 'exclude'), nested.map(p => `/${escapeGlob(p)}\n`).join(''))
     await git(['add', '-A', '--', '.'])
-
     const diffArgs = ['diff', '--cached', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
     const heldBack = nested.map(p => ({ path: p.slice(0, -1), why: 'a nested git repository (its files are not handed back)' }))
     const secretFiles: FileChange[] = []
     for (let round = 0; ; round++) {
-      const raw = parseRaw(await git([...diffArgs, '--raw', '-z', '--no-abbrev', opts.baseSha]))
-      const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', opts.baseSha]))
+      const raw = parseRaw(await git([...diffArgs, '--raw', '-z', '--no-abbrev', against]))
+      const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', against]))
       const files = raw.map(e => toChange(e, stats))
-      let secretHolds = false
       let holds = checkLimits(
         files,
         await blobSizes(
@@ -281,9 +315,8 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
           git,
           files.flatMap(f => (f.newSha ? [f.newSha] : []))
         )
-        diff = (await git([...diffArgs, '--binary', '--full-index', opts.baseSha])).toString('utf8')
+        diff = (await git([...diffArgs, '--binary', '--full-index', against])).toString('utf8')
         holds = checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret)
-        secretHolds = true
       }
       if (holds.length === 0) {
         const old = await readBlobs(
@@ -293,7 +326,7 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
         const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
         return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
       }
-      if (secretHolds) secretFiles.push(...holds.map(h => h.file))
+      secretFiles.push(...holds.map(h => h.file).filter(f => f.oldMode !== '160000' && f.newMode !== '160000'))
       if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')
       // Held-back files go back to their base state in the index, and the diff is made again without them.
       heldBack.push(...holds.map(h => ({ path: h.file.path, why: h.why })))
@@ -305,6 +338,6 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
       await git(['update-index', '-z', '--index-info'], Buffer.from(lines.map(l => `${l}\0`).join('')))
     }
   } finally {
-    rmSync(root, { recursive: true, force: true })
+    await fs.rm(root).catch(() => undefined)
   }
 }

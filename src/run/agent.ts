@@ -7,10 +7,10 @@ import { systemPrompt } from '../agent/prompt'
 import { contextWindowOf } from '../agent/cost'
 import { commandRunner } from '../tools/runner'
 import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
-import { handBack as bringBack } from '../sandbox/handback'
 import * as state from './state'
 import { newCredentialState } from '../sandbox/credentials'
 import { tmpdir } from 'node:os'
+import { dirname } from 'node:path'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
@@ -20,7 +20,7 @@ import type { RunResult } from '../types'
 import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
-import { localExec, type Exec } from '../changes'
+import { localExec, execScratch, type HandBackOptions } from '../changes'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -29,8 +29,8 @@ const CONTEXT_SHARE = 0.6
 export interface AgentRun {
   /** the loop's result, whatever ended it (never rejects) */
   result: Promise<RunResult>
-  /** stops what the commands left, hands their work to `fn` (where it is and how to read it), then puts back what the sandbox changed; problems are logged */
-  handBack<T>(fn: (where: { workdir: string; exec: Exec }) => Promise<T>): Promise<T>
+  /** stops what the commands left, hands their work to `fn` (where it is and how git reads it there), then puts back what the sandbox changed; problems are logged */
+  handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T>
 }
 
 export interface AgentContext {
@@ -159,10 +159,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
         (async () => {
           const stop = await sb.stopProcesses()
           if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
-          const back = await bringBack(sb, workspace, process.env.PATH)
-          if (back.files)
-            out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
-          notBack.push(...back.problems, ...(await sb.release()))
+          notBack.push(...(await sb.release()))
           return true
         })(),
         budget,
@@ -177,10 +174,32 @@ export function startAgent(ctx: AgentContext): AgentRun {
     }
   }
 
-  // The changes are checked, shown and committed from the workspace, where release() brought them.
-  async function handBack<T>(fn: (where: { workdir: string; exec: Exec }) => Promise<T>): Promise<T> {
-    await release()
-    return fn({ workdir: workspace, exec: localExec })
+  // In a copy, the patch is computed inside the containment (its processes stopped, git as the sandbox user with a
+  // git dir of its own) before the copy goes; nothing of it reaches the workspace but what the checks pass.
+  async function handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T> {
+    const sb = (sandbox ??= await within(prepared, control.cleanupBudgetMs(), undefined).catch(() => undefined))
+    if (sb?.mode !== 'user') {
+      await release()
+      return fn({ source: { workdir: workspace, exec: localExec, inPlace: true } })
+    }
+    try {
+      const stop = await sb.stopProcesses()
+      if (!stop.ok) out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
+      const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
+      return await fn({
+        source: {
+          workdir: sb.workdir,
+          exec: sb.exec,
+          inPlace: false,
+          start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
+          scratch: execScratch(sb.exec, env),
+          tmpDir: sb.env.TMPDIR ?? dirname(sb.workdir),
+          path: env.PATH
+        }
+      })
+    } finally {
+      await release()
+    }
   }
 
   return { result, handBack }

@@ -1,7 +1,7 @@
 // The agent's work handed back (src/changes): computed, checked, applied and,
 // when asked for, committed, within the time the run has left; never throws.
 import { tmpdir } from 'node:os'
-import { handBack, readBase, localExec, targetOf, baseBranchOf, type ChangesReport, type Exec } from '../changes'
+import { handBack, readBase, localExec, targetOf, baseBranchOf, type ChangesReport, type HandBackOptions } from '../changes'
 import type { Log } from '../report/log'
 import type { ThreadSession } from '../thread'
 import type { Settings } from '../settings'
@@ -22,9 +22,8 @@ export interface HandBackContext {
   task: Task
   payload: unknown
   workspace: string
-  /** where the agent worked, and how to run a program there (the sandbox's copy, or the workspace) */
-  workdir: string
-  exec: Exec
+  /** where the agent worked, and how git runs there (the sandbox's copy, or the workspace) */
+  source: HandBackOptions['source']
   base: Promise<Base | undefined>
   /** where the copy started when the thread's last run committed to a branch (src/thread/resume.ts) */
   thread?: Pick<ThreadSession, 'branch'>
@@ -47,8 +46,7 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
     mode: c.settings.changes,
     base: await within(base, budget, undefined),
     workspace: c.workspace,
-    workdir: c.workdir,
-    exec: c.exec,
+    source: c.source,
     containsSecret: text => out.redactor.contains(text),
     patchDir: process.env.RUNNER_TEMP || tmpdir(),
     patchName: `bash-agent-${runId}-${c.startedAt}.patch`,

@@ -53,6 +53,10 @@ export class ServerClient {
   private readonly commands = new Map<number, RemoteCommand>()
   private readonly waiting = new Map<number, (msg: Record<string, unknown>) => void>()
   private pending: Buffer = Buffer.alloc(0)
+  private parts: Buffer[] = []
+  private partsLength = 0
+  /** the output of each running exec, chunk by chunk (joined once, at its end) */
+  private readonly execOut = new Map<number, Buffer[]>()
   private exited = false
   readonly ready: Promise<Ready>
   /** resolves when the server's process tree has exited */
@@ -109,17 +113,37 @@ export class ServerClient {
     this.child.stdin?.write(`${JSON.stringify(msg)}\n`)
   }
 
-  private ask(msg: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private ask(msg: Record<string, unknown>, before?: (id: number) => void): Promise<Record<string, unknown>> {
     const id = this.nextId++
     return new Promise(resolve => {
       if (this.exited) return resolve({ error: 'the command server ended' })
-      this.waiting.set(id, resolve)
+      before?.(id)
+      this.waiting.set(id, r => {
+        this.execOut.delete(id)
+        resolve(r)
+      })
       this.request({ ...msg, id })
     })
   }
 
   private onData(d: Buffer): void {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, d]) : d
+    // chunks are kept in a list and joined once a frame is whole: linear in the frame's size
+    this.parts.push(d)
+    this.partsLength += d.length
+    if (this.partsLength < 9) return
+    if (this.parts[0].length < 9) this.parts = [Buffer.concat(this.parts)]
+    if (this.partsLength < 9 + this.parts[0].readUInt32BE(0)) return
+    this.pending = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts)
+    this.parts = []
+    this.partsLength = 0
+    this.frames()
+    if (this.pending.length) {
+      this.parts = [this.pending]
+      this.partsLength = this.pending.length
+    }
+  }
+
+  private frames(): void {
     while (this.pending.length >= 9) {
       const len = this.pending.readUInt32BE(0)
       if (this.pending.length < 9 + len) break
@@ -128,7 +152,9 @@ export class ServerClient {
       const payload = this.pending.subarray(9, 9 + len)
       this.pending = this.pending.subarray(9 + len)
       const cmd = this.commands.get(id)
-      if (type === FRAME.data) {
+      if (type === FRAME.execOut) {
+        this.execOut.get(id)?.push(Buffer.from(payload))
+      } else if (type === FRAME.data) {
         cmd?.stdout.write(Buffer.from(payload))
       } else if (type === FRAME.closed) {
         if (cmd) cmd.ended = true
@@ -173,11 +199,14 @@ export class ServerClient {
   }
 
   async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
-    const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') })
+    const out: Buffer[] = []
+    const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }, id =>
+      this.execOut.set(id, out)
+    )
     if (r.error !== undefined) return { code: null, stdout: Buffer.alloc(0), stderr: String(r.error) }
     return {
       code: (r.code as number | null) ?? null,
-      stdout: Buffer.from(String(r.stdout ?? ''), 'base64'),
+      stdout: Buffer.concat(out),
       stderr: String(r.stderr ?? '')
     }
   }

@@ -15,7 +15,7 @@
 // (no imports, only Node's built-in modules through process.getBuiltinModule).
 
 /** Frame types (server to action): a 9-byte header, u32 payload length, u32 id, u8 type. */
-export const FRAME = { message: 0, data: 1, exit: 2, closed: 3 } as const
+export const FRAME = { message: 0, data: 1, exit: 2, closed: 3, execOut: 4 } as const
 
 export interface ServerConfig {
   mode: 'user' | 'none'
@@ -71,6 +71,7 @@ export function commandServer(lib: ServerLib): void {
   type Child = import('node:child_process').ChildProcess
 
   const out = process.stdout
+  const FRAME_EXEC_OUT = 4 // FRAME.execOut (this function runs as source, alone)
   const framed = (type: number, id: number, payload: Buffer): Buffer => {
     const h = Buffer.allocUnsafe(9)
     h.writeUInt32BE(payload.length, 0)
@@ -96,7 +97,14 @@ export function commandServer(lib: ServerLib): void {
   const run = (
     file: string,
     args: string[],
-    o: { cwd?: string; env?: Record<string, string>; input?: Buffer; ids?: { uid: number; gid: number } } = {}
+    o: {
+      cwd?: string
+      env?: Record<string, string>
+      input?: Buffer
+      ids?: { uid: number; gid: number }
+      /** stdout goes here as it comes instead of into the result */
+      onStdout?: (d: Buffer) => void
+    } = {}
   ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> =>
     new Promise(resolve => {
       const chunks: Buffer[] = []
@@ -113,7 +121,7 @@ export function commandServer(lib: ServerLib): void {
         resolve({ code: null, stdout: Buffer.alloc(0), stderr: (e as Error).message })
         return
       }
-      child.stdout?.on('data', (d: Buffer) => chunks.push(d))
+      child.stdout?.on('data', (d: Buffer) => (o.onStdout ? o.onStdout(d) : chunks.push(d)))
       child.stderr?.on('data', (d: Buffer) => {
         if (stderr.length < 20_000) stderr += d.toString()
       })
@@ -343,9 +351,11 @@ export function commandServer(lib: ServerLib): void {
         cwd: String(req.cwd ?? workdir),
         env: (req.env as Record<string, string>) ?? quietEnv,
         input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
-        ids: ids()
+        ids: ids(),
+        // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
+        onStdout: d => frame(FRAME_EXEC_OUT, id, d)
       })
-      send(id, { code: r.code, stdout: r.stdout.toString('base64'), stderr: r.stderr })
+      send(id, { code: r.code, stderr: r.stderr })
     } else if (req.op === 'stop') {
       send(id, await stopAll())
     }
