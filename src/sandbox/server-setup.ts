@@ -203,8 +203,18 @@ export async function freshGit(
   if (hasShared) {
     // the workspace's objects, read-only, visible only inside this namespace
     fs.mkdirSync(shared, { mode: 0o755 })
-    await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
-    await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+    // through a read-only overlay on a neutral bind, lazily unmounted: the mount table never names the workspace
+    const held = pathM.join(runDir, 'objects-lower')
+    const empty = pathM.join(runDir, 'objects-empty')
+    for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
+    await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
+    const ov = await t.run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
+    if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
+    else {
+      await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
+      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+      await t.run(b.umount, [held])
+    }
     fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
     fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
   } else if (cfg.objects && cfg.baseSha) {
@@ -344,15 +354,6 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
       const f = l.split(' ')
       return { at: unescape(f[4]), opts: f[5].split(',') }
     })
-  const done = new Set<string>()
-  for (const m of mounts) {
-    if (done.has(m.at) || under(m.at, '/proc') || keep.some(k => m.at === k)) continue
-    done.add(m.at)
-    // a bind remount replaces the per-mount flags: say them again
-    const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
-    const r = await run(b.mount, ['-o', ['remount', 'bind', 'ro', ...flags].join(','), m.at])
-    if (r.code !== 0 && fs.existsSync(m.at)) problems.push(`${m.at} stays writable (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
-  }
   const runs = pathM.dirname(cfg.runDir as string)
   const SYSTEM = ['/', '/usr', '/etc', '/bin', '/sbin', '/lib', '/lib64', '/var', '/opt', '/home', '/tmp', '/proc', '/sys', '/dev', '/run', '/mnt']
   const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
@@ -364,6 +365,15 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
     const hold = pathM.join(cfg.runDir as string, `hold-${i}`)
     fs.mkdirSync(hold, { mode: 0o700 })
     if ((await run(b.mount, ['--rbind', p, hold])).code === 0) held.push([p, hold])
+  }
+  const done = new Set<string>()
+  for (const m of mounts) {
+    if (done.has(m.at) || under(m.at, '/proc') || keep.some(k => m.at === k)) continue
+    done.add(m.at)
+    // a bind remount replaces the per-mount flags: say them again
+    const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
+    const r = await run(b.mount, ['-o', ['remount', 'bind', 'ro', ...flags].join(','), m.at])
+    if (r.code !== 0 && fs.existsSync(m.at)) problems.push(`${m.at} stays writable (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
   }
   for (const h of hide) {
     const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])
