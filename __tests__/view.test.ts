@@ -47,9 +47,8 @@ function hostDir(mode: number): string {
 
 /** A self-hosted-like 0755 layout: home, work folder with the workspace (its token persisted), RUNNER_TEMP. */
 function layout() {
-  const root = mkdtempSync(path.join('/var/lib', 'view-layout-'))
-  made.push(root)
-  chmodSync(root, 0o755)
+  const root = hostDir(0o755)
+  asRoot(['chown', `${os.userInfo().uid}:${os.userInfo().gid}`, root])
   const home = path.join(root, 'home')
   const work = path.join(home, 'work')
   const workspace = path.join(work, 'repo', 'repo')
