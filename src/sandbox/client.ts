@@ -17,6 +17,8 @@ export interface Ready {
   uid?: number
   gid?: number
   copyProblem?: string
+  /** what of the read-only view could not be made */
+  viewProblems?: string[]
   /** how the copy was made (user mode) */
   kind?: 'overlay' | 'copy'
 }

@@ -20,7 +20,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readlinkSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import { messageOf } from '../util'
 import type { CommandRecord } from '../types'
@@ -29,7 +29,7 @@ import { commandEnv } from './env'
 import type { ServerConfig } from './server'
 import { RECOVER_SOURCE, SERVER_SOURCE } from './server-source'
 import { startServer, type ServerClient } from './client'
-import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, unshareArgs, type Privilege } from './privilege'
+import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
 import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
@@ -265,8 +265,11 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     const p = find(name)
     if (p) bins[name] = p
   }
-  const node = process.execPath
   const priv = await findPrivilege(opts.env.PATH, opts.workspace, opts.privilege)
+  // run as root (the server, the recovery helper): only a node nobody else could have changed
+  const node = priv.kind === 'none' ? process.execPath : trustedFile(process.execPath, avoid)
+  if (!node)
+    throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
@@ -284,6 +287,29 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
       ? undefined
       : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
   return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
+}
+
+/**
+ * The runner's own places, hidden from the agent: its home, RUNNER_TEMP, its work folder (the workspaces and
+ * `_actions`), its installation (found from the Runner.Worker or Runner.Listener among our ancestors), this action.
+ */
+export function runnerPlaces(env: NodeJS.ProcessEnv): string[] {
+  const out = [env.HOME, os.userInfo().homedir, env.RUNNER_TEMP]
+  if (env.RUNNER_WORKSPACE) out.push(path.dirname(env.RUNNER_WORKSPACE))
+  let pid = process.ppid
+  for (let i = 0; i < 20 && pid > 1; i++) {
+    try {
+      const exe = readlinkSync(`/proc/${pid}/exe`)
+      if (/^Runner\.(Worker|Listener)$/.test(path.basename(exe))) out.push(path.dirname(path.dirname(exe)))
+      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    } catch {
+      break
+    }
+  }
+  const script = process.argv[1] ?? ''
+  if (path.basename(script) === 'index.js' && path.basename(path.dirname(script)) === 'dist') out.push(path.dirname(path.dirname(script)))
+  return [...new Set(out.filter((p): p is string => !!p && path.isAbsolute(p)).map(realpathOr))]
 }
 
 /** `files` that lie inside `root`, relative to it. */
@@ -311,6 +337,8 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     baseSha: git?.baseSha,
     remotes: git?.remotes,
     credentialFiles: inside(opts.workspace, found), // bare repositories, separate git dirs...: cleaned in the copy too
+    hide: runnerPlaces(opts.env),
+    reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     namespaced: true,
     bins: host.bins
   })
@@ -322,6 +350,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
       `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace (${how}), ${ready.workdir}.`
     )
     if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
+    for (const p of ready.viewProblems ?? []) log(`Sandbox: ${p}`)
     const env = envFor(opts.env, {
       redactor: opts.redactor,
       passEnv: opts.passEnv ?? [],

@@ -30,20 +30,33 @@ export function isInside(child: string, parent: string): boolean {
  * agent can write is never picked.
  */
 export function findProgram(name: string, envPath: string | undefined, avoid?: string): string | undefined {
-  const me = currentUid()
-  const safe = (st: Stats) => (st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0
   for (const dir of [...(envPath ?? '').split(path.delimiter), ...SYSTEM_DIRS]) {
     if (!dir || !path.isAbsolute(dir)) continue
-    try {
-      const real = realpathSync(path.join(dir, name))
-      if (avoid && isInside(real, avoid)) continue
-      const st = statSync(real)
-      if (st.isFile() && safe(st) && safe(statSync(path.dirname(real)))) return real
-    } catch {
-      // not here
-    }
+    const real = trustedFile(path.join(dir, name), avoid)
+    if (real) return real
   }
   return undefined
+}
+
+/**
+ * `file`'s real path when neither it nor any folder above it can be changed by anyone but root or us
+ * (owned by one of them, not group- or world-writable), and it is not inside `avoid`.
+ */
+export function trustedFile(file: string, avoid?: string): string | undefined {
+  const me = currentUid()
+  const safe = (st: Stats) => (st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0
+  try {
+    const real = realpathSync(file)
+    if (avoid && isInside(real, avoid)) return undefined
+    const st = statSync(real)
+    if (!st.isFile() || !safe(st)) return undefined
+    for (let d = path.dirname(real); ; d = path.dirname(d)) {
+      if (!safe(statSync(d))) return undefined
+      if (d === path.dirname(d)) return real
+    }
+  } catch {
+    return undefined
+  }
 }
 
 /** Exit code of a quiet program (null when it could not run or took too long). */

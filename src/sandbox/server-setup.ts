@@ -126,8 +126,11 @@ export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: str
   const layers = pathM.join(runDir, 'layers')
   const upper = pathM.join(layers, 'upper')
   const work = pathM.join(layers, 'work')
-  for (const d of [layers, workdir]) fs.mkdirSync(d, { mode: 0o700 })
+  // the lower layer by a neutral name: the overlay's options (in mountinfo) never name the workspace
+  const neutral = pathM.join(runDir, 'lower')
+  for (const d of [layers, workdir, neutral]) fs.mkdirSync(d, { mode: 0o700 })
   const steps: Array<() => Promise<{ code: number | null; stderr: string }>> = [
+    () => run(b.mount, ['--bind', lower, neutral]),
     () => run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0700,nosuid,nodev', 'tmpfs', layers]),
     async () => {
       for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
@@ -139,18 +142,21 @@ export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: str
         '-t',
         'overlay',
         '-o',
-        `nosuid,nodev,lowerdir=${lower},upperdir=${upper},workdir=${work},metacopy=on`,
+        `nosuid,nodev,lowerdir=${neutral},upperdir=${upper},workdir=${work},metacopy=on`,
         'overlay',
         workdir
-      ])
+      ]),
+    // the overlay keeps its own clone of the layer: the bind goes
+    () => run(b.umount, ['-l', neutral])
   ]
   for (const step of steps) {
     const r = await step()
     if (r.code === 0) continue
-    if (b.umount) await run(b.umount, [layers]) // not mounted: nothing to do
+    if (b.umount) for (const d of [workdir, layers, neutral]) await run(b.umount, [d]) // not mounted: nothing to do
     try {
       fs.rmSync(layers, { recursive: true, force: true })
       fs.rmdirSync(workdir)
+      fs.rmdirSync(neutral)
     } catch (e) {
       throw new Error(`the overlay could not be made, nor its remains removed: ${(e as Error).message}`)
     }
@@ -197,8 +203,18 @@ export async function freshGit(
   if (hasShared) {
     // the workspace's objects, read-only, visible only inside this namespace
     fs.mkdirSync(shared, { mode: 0o755 })
-    await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
-    await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+    // through a read-only overlay on a neutral bind, lazily unmounted: the mount table never names the workspace
+    const held = pathM.join(runDir, 'objects-lower')
+    const empty = pathM.join(runDir, 'objects-empty')
+    for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
+    await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
+    const ov = await t.run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
+    if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
+    else {
+      await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
+      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+      await t.run(b.umount, [held])
+    }
     fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
     fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
   } else if (cfg.objects && cfg.baseSha) {
@@ -317,4 +333,62 @@ export async function privateTemp(t: ServerTools, cfg: ServerConfig): Promise<vo
   for (const d of ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']) {
     if (t.fs.existsSync(d)) await t.must(`private ${d}`, cfg.bins.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
   }
+}
+
+/**
+ * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
+ * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
+ * under an empty read-only tmpfs, the tool cache brought back when it was among them. Returns what failed.
+ */
+export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: string[]): Promise<string[]> {
+  const { fs, pathM, run } = t
+  const b = cfg.bins
+  const problems: string[] = []
+  const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
+  const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
+  const mounts = fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => {
+      const f = l.split(' ')
+      return { at: unescape(f[4]), opts: f[5].split(',') }
+    })
+  const runs = pathM.dirname(cfg.runDir as string)
+  const SYSTEM = ['/', '/usr', '/etc', '/bin', '/sbin', '/lib', '/lib64', '/var', '/opt', '/home', '/tmp', '/proc', '/sys', '/dev', '/run', '/mnt']
+  const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
+    .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
+    .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
+  const tools = (cfg.reexpose ?? []).filter(p => pathM.isAbsolute(p) && hide.some(h => under(p, h)) && fs.existsSync(p))
+  const held: Array<[string, string]> = []
+  for (const [i, p] of tools.entries()) {
+    const hold = pathM.join(cfg.runDir as string, `hold-${i}`)
+    fs.mkdirSync(hold, { mode: 0o700 })
+    if ((await run(b.mount, ['--rbind', p, hold])).code === 0) held.push([p, hold])
+  }
+  const done = new Set<string>()
+  for (const m of mounts) {
+    if (done.has(m.at) || under(m.at, '/proc') || keep.some(k => m.at === k)) continue
+    done.add(m.at)
+    // a bind remount replaces the per-mount flags: say them again
+    const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
+    const r = await run(b.mount, ['-o', ['remount', 'bind', 'ro', ...flags].join(','), m.at])
+    if (r.code !== 0 && fs.existsSync(m.at)) problems.push(`${m.at} stays writable (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
+  }
+  for (const h of hide) {
+    const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])
+    if (r.code !== 0) {
+      problems.push(`${h} could not be hidden (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
+      continue
+    }
+    for (const [p, hold] of held) {
+      if (!under(p, h)) continue
+      fs.mkdirSync(p, { recursive: true, mode: 0o755 })
+      await run(b.mount, ['--rbind', hold, p])
+      await run(b.mount, ['-o', 'remount,bind,ro', p])
+    }
+    await run(b.mount, ['-o', 'remount,ro,nosuid,nodev,noexec', h])
+  }
+  for (const [, hold] of held) await run(b.umount, ['-l', hold])
+  return problems
 }

@@ -43,6 +43,10 @@ export interface ServerConfig {
   namespaced: boolean
   /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
   runKey?: string
+  /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
+  hide?: string[]
+  /** folders brought back when under a hidden place (the tool cache) */
+  reexpose?: string[]
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
 }
@@ -177,12 +181,23 @@ export function commandServer(lib: ServerLib): void {
     account = await lib.ensureUser(tools, cfg)
     const copy = await lib.buildCopy(tools, cfg, account)
     workdir = copy.workdir
-    if (cfg.namespaced) await lib.privateTemp(tools, cfg)
+    let viewProblems: string[] = []
+    if (cfg.namespaced) {
+      await lib.privateTemp(tools, cfg)
+      // the run's home and temp: mount points of their own, so they stay writable in the read-only view
+      for (const d of [copy.home, copy.tmp]) {
+        await must('the run folders', cfg.bins.mount, ['--bind', d, d])
+        await must('the run folders', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', d])
+      }
+      const temps = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']
+      const keep = [copy.workdir, copy.home, copy.tmp, pathM.join(cfg.runDir as string, 'layers'), ...temps]
+      viewProblems = await lib.readOnlyView(tools, cfg, keep)
+    }
     if (cfg.bins.prlimit && cfg.maxProcesses) {
       // inherited by every command; root (this server) is exempt
       await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { ...copy, uid: account.uid, gid: account.gid }
+    return { ...copy, uid: account.uid, gid: account.gid, viewProblems }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
