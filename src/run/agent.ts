@@ -64,7 +64,8 @@ export function startAgent(ctx: AgentContext): AgentRun {
     runDir: plan.runDir,
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
-    credentialState
+    credentialState,
+    network: { mode: settings.network, allowed: settings.allowedDomains }
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
@@ -163,6 +164,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
           if (back.files)
             out.log(`Sandbox: brought the agent's changes to ${back.files} file${back.files === 1 ? '' : 's'} into the workspace.`)
           notBack.push(...back.problems, ...(await sb.release()))
+          rec.info.network = sb.network()
           return true
         })(),
         budget,

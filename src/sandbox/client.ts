@@ -17,6 +17,10 @@ export interface Ready {
   uid?: number
   gid?: number
   copyProblem?: string
+  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
+  proxyPort?: number
+  proxySocket?: string
+  netProblem?: string
   /** how the copy was made (user mode) */
   kind?: 'overlay' | 'copy'
 }

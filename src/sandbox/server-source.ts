@@ -3,8 +3,9 @@
 // travel beside the server's own and reach it as its `lib` parameter.
 import { commandServer, recoverRun } from './server'
 import { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, stripNested } from './server-setup'
+import { netBridge } from './server-setup'
 
-const lib = { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, stripNested }
+const lib = { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, stripNested, netBridge }
 
 export const SERVER_SOURCE = `(${commandServer.toString()})({\n${Object.entries(lib)
   .map(([name, f]) => `${name}: ${f.toString()}`)

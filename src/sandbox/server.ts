@@ -43,6 +43,8 @@ export interface ServerConfig {
   namespaced: boolean
   /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
   runKey?: string
+  /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
+  net?: boolean
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
 }
@@ -162,11 +164,12 @@ export function commandServer(lib: ServerLib): void {
     const copy = await lib.buildCopy(tools, cfg, account)
     workdir = copy.workdir
     if (cfg.namespaced) await lib.privateTemp(tools, cfg)
+    const net = cfg.net ? await lib.netBridge(tools, cfg) : {}
     if (cfg.bins.prlimit && cfg.maxProcesses) {
       // inherited by every command; root (this server) is exempt
       await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { ...copy, uid: account.uid, gid: account.gid }
+    return { ...copy, ...net, uid: account.uid, gid: account.gid }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
