@@ -79,6 +79,13 @@ describe('the proxy', () => {
     const tunnel = await exchange(port, `CONNECT 127.0.0.1:${portOf(echo)} HTTP/1.1\r\nHost: x\r\n\r\n`, 'ping-through-tunnel')
     expect(tunnel).toContain('ping-through-tunnel')
     expect(events).toContainEqual({ t: 'reached', host: '127.0.0.1', port: portOf(echo) })
+    // an allowed address where nothing listens: a 502 at once, and the proxy goes on
+    const closed = net.createServer()
+    await listen(closed)
+    const dead = portOf(closed)
+    closed.close()
+    expect(await exchange(port, `CONNECT 127.0.0.1:${dead} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1.1 502/)
+    expect(await exchange(port, `CONNECT 127.0.0.1:${portOf(echo)} HTTP/1.1\r\n\r\n`, 'still-up')).toContain('still-up')
   })
 
   test('a host not listed, and a listed name resolving to loopback, get 403 naming the host and allowed-domains; nothing arrives', async () => {

@@ -142,7 +142,9 @@ export function createProxy(o: ProxyOptions): http.Server {
       const up = net.connect({ host: d.address, port })
       up.setTimeout(connectTimeout)
       up.on('timeout', () => up.destroy(new Error('connect timed out')))
+      let established = false
       up.once('connect', () => {
+        established = true
         up.setTimeout(IDLE_MS)
         client.setTimeout(IDLE_MS)
         client.on('timeout', () => client.destroy())
@@ -152,12 +154,14 @@ export function createProxy(o: ProxyOptions): http.Server {
         pipeline(client, up, () => client.destroy())
         pipeline(up, client, () => up.destroy())
       })
-      up.once('error', e => {
-        if (up.connecting || !client.writableEnded) {
+      let failed = false
+      up.on('error', e => {
+        // before the tunnel is up the client gets a 502; once up, bytes are all it gets, so it is only closed
+        if (!established && !failed && client.writable) {
+          failed = true
           emit({ t: 'failed', host, port, why: e.message })
-          if (client.writable && !up.readableEnded) client.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${e.message}\n`)
-        }
-        client.destroy()
+          client.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${e.message}\n`)
+        } else client.destroy()
       })
     })
   })
