@@ -28,6 +28,8 @@ function settings(over: Partial<Settings> = {}): Settings {
     maxCostUsd: undefined,
     changes: 'apply',
     passEnv: [],
+    network: 'allowlist',
+    allowedDomains: [],
     ...over
   }
 }

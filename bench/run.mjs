@@ -31,6 +31,9 @@
 //                   released; skipped without 3 GiB free), and the per-command overhead in
 //                   `sandbox: user` and `none`: median time from the model's answer to the next request
 //                   over 60 turns of `true` (the command server's pipe, no program spawned but bash)
+//   proxy           the run's proxy (src/network/proxy.ts, in this process) between a client and a
+//                   local HTTP server: median added latency of one fetch over 300 (keep-alive off on
+//                   both paths, so each goes through a fresh connection, as a command's would)
 //   cache ratio     billed input tokens (billedInputTokens in src/agent/cost.ts: cache writes 1.25x,
 //                   reads 0.1x) of a 30-turn run with the action's cache breakpoints, over the same
 //                   run with every cache_control stripped on the way to the fake (by a proxy here)
@@ -466,6 +469,47 @@ async function cacheRatio() {
   )
 }
 
+/** The proxy's added latency for one local fetch: direct vs through the proxy. */
+async function proxyLatency() {
+  const { createProxy } = await import('../src/network/proxy.ts')
+  const { parseAllowedDomains } = await import('../src/network/allowlist.ts')
+  const target = http.createServer((_req, res) => res.end('ok'))
+  const proxy = createProxy({ allow: parseAllowedDomains('127.0.0.1'), onEvent: () => undefined })
+  const listen = s => new Promise(r => s.listen(0, '127.0.0.1', () => r(s.address().port)))
+  const tp = await listen(target)
+  const pp = await listen(proxy)
+  const get = (port, path) =>
+    new Promise((resolve, reject) => {
+      const t0 = performance.now()
+      http
+        .get({ host: '127.0.0.1', port, path, agent: false }, res => {
+          res.resume()
+          res.on('end', () => resolve(performance.now() - t0))
+        })
+        .on('error', reject)
+    })
+  const direct = []
+  const proxied = []
+  try {
+    for (let i = 0; i < 300; i++) {
+      direct.push(await get(tp, '/'))
+      proxied.push(await get(pp, `http://127.0.0.1:${tp}/`))
+    }
+  } finally {
+    target.close()
+    proxy.close()
+  }
+  const added = median(proxied) - median(direct)
+  report(
+    'proxy: added latency, local fetch',
+    fmt(added, 2),
+    'ms',
+    '(info)',
+    undefined,
+    `direct ${fmt(median(direct), 2)} ms, through the proxy ${fmt(median(proxied), 2)} ms`
+  )
+}
+
 console.log(
   `bench: ${entry} on node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
     .map(l => l.toFixed(2))
@@ -479,6 +523,7 @@ try {
   if (want('memory')) await memory()
   if (want('cache')) await cacheRatio()
   if (want('sandbox')) await sandboxFigures()
+  if (want('proxy')) await proxyLatency()
 } finally {
   cleanupRuns()
   rmSync(scratch, { recursive: true, force: true })

@@ -3,6 +3,7 @@
 import { EFFORTS, type Effort } from './agent/request'
 import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 import { PASS_ENV_ENTRY } from './sandbox/env'
+import { entryText, parseAllowedDomains } from './network/allowlist'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'
@@ -10,6 +11,7 @@ export const DEFAULT_MODEL = 'claude-sonnet-5-5'
 export const DEFAULT_MAX_TOKENS = 32000
 
 export type SandboxMode = 'user' | 'none'
+export type NetworkMode = 'allowlist' | 'open'
 
 export interface Settings {
   task: string
@@ -40,6 +42,10 @@ export interface Settings {
   changes: ChangesMode
   /** extra environment variables the commands may see: names, or prefixes ending in `*` */
   passEnv: string[]
+  /** `allowlist`: the commands reach only `allowedDomains`, through the run's proxy; `open`: the runner's network */
+  network: NetworkMode
+  /** the allowed-domains entries, normalised (host names, `*.` wildcards, IP addresses) */
+  allowedDomains: string[]
 }
 
 export class SettingsError extends Error {}
@@ -89,6 +95,19 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
   }
 
+  const network = (input('network') || 'allowlist').trim().toLowerCase()
+  if (network !== 'allowlist' && network !== 'open') {
+    throw new SettingsError(`Input network must be "allowlist" or "open", got "${network}".`)
+  }
+  let allowedDomains: string[]
+  try {
+    allowedDomains = parseAllowedDomains(input('allowed-domains')).map(entryText)
+  } catch (e) {
+    throw new SettingsError(
+      `Input allowed-domains must list host names (example.com), wildcards (*.example.com) or IP addresses, one a line or comma-separated: ${(e as Error).message}.`
+    )
+  }
+
   return {
     task: input('task').trim(),
     triggerPhrase: input('trigger-phrase').trim() || '/agent',
@@ -111,7 +130,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxCostUsd: positiveNumber('max-cost-usd', input('max-cost-usd')),
     githubWriteIntervalMs: wholeNumber('github-write-interval-ms', input('github-write-interval-ms'), 1000),
     changes,
-    passEnv
+    passEnv,
+    network,
+    allowedDomains
   }
 }
 

@@ -10,6 +10,7 @@ import type { CommandRecord, ExitReason, MessageParam, RunResult, Usage } from '
 import { formatUsd } from '../agent/cost'
 import { renderChanges, CHANGES_COMMENT_SHARE, CHANGES_SUMMARY_SHARE } from '../changes/render'
 import type { ChangesReport } from '../changes'
+import type { NetworkReport } from '../network/launch'
 
 export const COMMENT_LIMIT = 65536
 export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
@@ -34,6 +35,8 @@ export interface ReportMeta {
   marker?: string
   /** one line about the thread's conversation (continued, or why it started afresh) */
   note?: string
+  /** the commands' network: hosts reached and refused, or that it was not contained */
+  network?: NetworkReport
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
@@ -259,6 +262,37 @@ function renderToolProblems(problems: ToolProblem[], budget: number, maxChars: n
   return [title, ...shown].join('\n\n')
 }
 
+/** At most this many hosts of each kind are named; the rest are counted. */
+const NETWORK_HOSTS_SHOWN = 20
+
+/** The Network part: hosts reached and refused with counts (host names are agent text: code spans), and the lines that would allow the refused ones. */
+export function renderNetwork(n: NetworkReport | undefined): string {
+  if (!n) return ''
+  if (!n.contained) return `**Network:** not contained (${n.why}): the commands had the runner's network, unfiltered.`
+  const times = (c: number) => `${c} time${c === 1 ? '' : 's'}`
+  const list = (items: Array<{ host: string; count: number }>, other: number) => {
+    const shown = items.slice(0, NETWORK_HOSTS_SHOWN).map(i => `${inert.inline(i.host)} (${times(i.count)})`)
+    const more = items.length - shown.length + (other ? 1 : 0)
+    return `${shown.join(', ')}${more > 0 ? `, and ${more} more${other ? ` (${times(other)} beyond the hosts counted)` : ''}` : ''}`
+  }
+  const parts = [
+    n.problem
+      ? `**Network:** closed: ${inert.text(n.problem)}.`
+      : `**Network:** through the run's proxy, to the hosts in \`allowed-domains\` only.`
+  ]
+  if (n.reached.length || n.otherReached) parts.push(`Reached: ${list(n.reached, n.otherReached)}.`)
+  if (n.refused.length || n.otherRefused) {
+    parts.push(`Refused: ${list(n.refused, n.otherRefused)}.`)
+    const lines = [...new Set(n.refused.slice(0, NETWORK_HOSTS_SHOWN).flatMap(r => (r.line ? [r.line] : [])))]
+    if (lines.length)
+      parts.push(
+        `To allow them, add these lines to the input \`allowed-domains\` (only if the host should get what the commands send):\n\n${inert.code(lines.join('\n'), 'text')}`
+      )
+  }
+  if (!n.problem && parts.length === 1) parts.push('No host was reached or refused.')
+  return parts.join('\n\n')
+}
+
 function details(summary: string, inner: string): string {
   return `<details><summary>${summary}</summary>\n\n${inner}\n</details>`
 }
@@ -280,7 +314,7 @@ function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: nu
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
   const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
-  const sections = (o.sections ?? []).filter(s => s !== '')
+  const sections = [...(o.sections ?? []), renderNetwork(meta.network)].filter(s => s !== '')
   const fixed =
     [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join(
       '\n\n'

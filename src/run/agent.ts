@@ -64,7 +64,8 @@ export function startAgent(ctx: AgentContext): AgentRun {
     runDir: plan.runDir,
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
-    credentialState
+    credentialState,
+    network: { mode: settings.network, allowed: settings.allowedDomains }
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
@@ -160,6 +161,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
           const stop = await sb.stopProcesses()
           if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
           notBack.push(...(await sb.release()))
+          rec.info.network = sb.network()
           return true
         })(),
         budget,

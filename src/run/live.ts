@@ -34,6 +34,7 @@ export function openLive(settings: Settings, task: Task, startedAt: number, mark
     model: settings.model,
     runUrl: runUrlOf(),
     sandbox: rec.info.sandbox,
+    network: rec.info.network,
     limits: { maxTurns, timeoutMinutes, maxCostUsd, maxTokens },
     elapsedMs: Date.now() - startedAt,
     marker,

@@ -6,6 +6,7 @@
 import type { AgentEvent } from '../agent/loop'
 import type { Outcome } from '../report/render'
 import type { Log } from '../report/log'
+import type { NetworkReport } from '../network/launch'
 import { writeTranscript, type Transcript } from '../transcript'
 import { emptyUsage, stoppedRecord, type MessageParam, type RunResult } from '../types'
 import { messageOf } from '../util'
@@ -18,6 +19,8 @@ export interface RecorderInfo {
   model: string
   startedAt: number
   sandbox: string
+  /** hosts reached and refused (known at release), or that the network was not contained */
+  network?: NetworkReport
 }
 
 export class Recorder {

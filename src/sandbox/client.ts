@@ -19,6 +19,10 @@ export interface Ready {
   copyProblem?: string
   /** what of the read-only view could not be made */
   viewProblems?: string[]
+  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
+  proxyPort?: number
+  proxySocket?: string
+  netProblem?: string
   /** how the copy was made (user mode) */
   kind?: 'overlay' | 'copy'
 }

@@ -274,3 +274,10 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
   out.TMPDIR = o.tmpdir
   return out
 }
+
+/** The run's proxy for the commands (set by the action, never passed from the job); the namespace's own loopback stays local. */
+export function proxyEnv(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`
+  const local = 'localhost,127.0.0.1,::1'
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: local, no_proxy: local }
+}

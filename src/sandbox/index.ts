@@ -33,6 +33,8 @@ import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trusted
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
 import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
+import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
+import { proxyEnv } from './env'
 
 export { SANDBOX_USER }
 
@@ -71,6 +73,8 @@ export interface Sandbox {
     args: string[],
     opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }
   ): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
+  /** what the report says about the network (counts so far) */
+  network(): NetworkReport
   /** kill every process of the run's commands and verify none is left */
   stopProcesses(): Promise<{ ok: boolean; detail?: string }>
   /** remove the copy, end the server, put back what was changed; returns problems */
@@ -95,6 +99,8 @@ export interface SandboxOptions {
   user?: string
   /** `sudo`: through sudo even as root; `unavailable`: as where neither root nor sudo is */
   privilege?: 'auto' | 'sudo' | 'unavailable'
+  /** network: allowlist contains the commands' network (user mode); absent or open: the runner's network */
+  network?: { mode: 'allowlist' | 'open'; allowed: string[] }
 }
 
 /** What the post step needs: saved before each change it guards. */
@@ -247,6 +253,8 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (host.priv.kind === 'none') userWhy = host.priv.why
     else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
     else if (missing.length) userWhy = `${missing.join(', ')} not found`
+    else if (opts.network?.mode === 'allowlist' && !(await canUnshare(host.priv, host.bins.unshare, host.bins.true ?? '/bin/true', true)))
+      userWhy = 'network namespaces (unshare --net) are not available'
     if (!userWhy) {
       const made = await prepareUser(host, found)
       if (typeof made !== 'string') return made
@@ -261,7 +269,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
-  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod', 'umount']) {
+  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod', 'umount', 'ip']) {
     const p = find(name)
     if (p) bins[name] = p
   }
@@ -276,7 +284,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
-      ? asRootArgv(priv, [...unshareArgs(bins.unshare), ...serverShell(bins.bash), node])
+      ? asRootArgv(priv, [...unshareArgs(bins.unshare, config.net), ...serverShell(bins.bash), node])
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
@@ -340,6 +348,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     hide: runnerPlaces(opts.env),
     reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     namespaced: true,
+    net: opts.network?.mode === 'allowlist',
     bins: host.bins
   })
   try {
@@ -351,6 +360,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     )
     if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
     for (const p of ready.viewProblems ?? []) log(`Sandbox: ${p}`)
+    const proxy = await networkOf(host, ready, log)
     const env = envFor(opts.env, {
       redactor: opts.redactor,
       passEnv: opts.passEnv ?? [],
@@ -359,6 +369,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
       tmpdir: ready.tmp,
       workdir: ready.workdir
     })
+    if (ready.proxyPort) Object.assign(env, proxyEnv(ready.proxyPort))
     return makeSandbox({
       ...{
         mode: 'user',
@@ -369,7 +380,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
         startObjects: ready.startObjects,
         env
       },
-      ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv }
+      ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv, proxy }
     })
   } catch (e) {
     const why = messageOf(e)
@@ -381,6 +392,32 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${why}`)
     return why
   }
+}
+
+/** The network of a user sandbox: the proxy started (network: allowlist), or why not contained. */
+async function networkOf(
+  host: Host,
+  ready: { proxySocket?: string; netProblem?: string; uid?: number; gid?: number },
+  log: (m: string) => void
+): Promise<ProxyProcess | NetworkReport> {
+  const n = host.opts.network
+  if (n?.mode !== 'allowlist') return { contained: false, why: 'network: open' }
+  const closed = (problem: string): NetworkReport => {
+    log(`Network: ${problem}.`)
+    return { contained: true, problem, reached: [], refused: [], otherReached: 0, otherRefused: 0 }
+  }
+  if (ready.netProblem || !ready.proxySocket)
+    return closed(ready.netProblem ?? 'no bridge to the proxy: the commands had no network at all')
+  const source = proxySource()
+  if (!source) return closed("the proxy's program was not found beside the action, so the commands had no network at all")
+  const p = await startProxyProcess({
+    ...{ priv: host.priv, node: process.execPath, source, socket: ready.proxySocket },
+    ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
+  })
+  log(
+    `Network: the commands reach ${n.allowed.length ? `only ${n.allowed.join(', ')}` : 'no host (allowed-domains is empty)'}, through the run's proxy.`
+  )
+  return p
 }
 
 /** none: the workspace itself; the persisted git credentials are out of it while the agent runs. */
@@ -417,7 +454,8 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
   }
   const sandbox = makeSandbox({
     ...{ mode: 'none', note, workdir: opts.workspace, baseSha: readWorkspaceGit(opts.workspace)?.baseSha, env, server },
-    ...{ state: state ? { ...state, ns } : undefined, save, log, namespaced, priv, restore: restoreCredentials }
+    ...{ state: state ? { ...state, ns } : undefined, save, log, namespaced, priv, restore: restoreCredentials },
+    proxy: { contained: false, why: 'sandbox: none' }
   })
   if (setupError) {
     const problems = await sandbox.release()
@@ -445,8 +483,12 @@ function makeSandbox(
     namespaced: boolean
     priv: Privilege
     restore?: () => Promise<string[]>
+    /** the running proxy, or what the report says without one */
+    proxy?: ProxyProcess | NetworkReport
   }
 ): Sandbox {
+  const proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
+  const fixed: NetworkReport = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
   const { server } = o
   let stopped: Promise<{ ok: boolean; detail?: string }> | undefined
   let released: Promise<string[]> | undefined
@@ -467,6 +509,7 @@ function makeSandbox(
     startTree: o.startTree,
     startObjects: o.startObjects,
     env: o.env,
+    network: () => (proxy ? proxy.report() : fixed),
     run: (command, r) =>
       runBash(command, {
         cwd: o.workdir,
@@ -492,6 +535,7 @@ function makeSandbox(
         const stop = await stopProcesses()
         if (!stop.ok) problems.push(stop.detail ?? "the run's processes could not be verified gone")
         if (!(await server.end(10_000))) problems.push('the command server did not end in time')
+        await proxy?.stop()
         if (o.restore) problems.push(...(await o.restore()))
         if (o.state) {
           // as root: what is left of the namespace, and the run folder (the copy)

@@ -94,10 +94,19 @@ export function asRootArgv(priv: Privilege, argv: string[]): string[] {
 
 /** The launcher of a new PID and mount namespace with a private /proc. */
 // --ipc: SysV shared memory, queues and semaphores of the run end with it
-export const unshareArgs = (unshare: string): string[] => [unshare, '--pid', '--ipc', '--fork', '--kill-child', '--mount-proc']
+// --net (network: allowlist): loopback only; the proxy's bridge is the one way out
+export const unshareArgs = (unshare: string, net = false): string[] => [
+  unshare,
+  '--pid',
+  '--ipc',
+  ...(net ? ['--net'] : []),
+  '--fork',
+  '--kill-child',
+  '--mount-proc'
+]
 
 /** Whether PID namespaces can be made here (a cheap probe, as root). */
-export async function canUnshare(priv: Privilege, unshare: string | undefined, trueBin: string): Promise<boolean> {
+export async function canUnshare(priv: Privilege, unshare: string | undefined, trueBin: string, net = false): Promise<boolean> {
   if (!unshare || priv.kind === 'none') return false
-  return (await status(asRootArgv(priv, [...unshareArgs(unshare), trueBin]))) === 0
+  return (await status(asRootArgv(priv, [...unshareArgs(unshare, net), trueBin]))) === 0
 }

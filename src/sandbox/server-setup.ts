@@ -392,3 +392,50 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
   for (const [, hold] of held) await run(b.umount, ['-l', hold])
   return problems
 }
+
+/**
+ * In the run's own network namespace (nothing but loopback, and that down):
+ * loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and
+ * [::1]:<port> to the proxy's UNIX socket in a folder of root's (the proxy,
+ * outside the namespace, binds it). No parsing here. Without `ip` the
+ * namespace stays without any network: closed, and said.
+ */
+export async function netBridge(
+  t: ServerTools,
+  cfg: ServerConfig
+): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
+  const { fs, pathM, run } = t
+  const netM = process.getBuiltinModule('node:net') as typeof import('node:net')
+  const dir = pathM.join(cfg.runDir as string, 'net')
+  fs.mkdirSync(dir, { mode: 0o711 })
+  const socket = pathM.join(dir, 'proxy.sock')
+  if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
+  const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
+  if (up.code !== 0)
+    return {
+      netProblem: `loopback could not be brought up (${(up.stderr.trim() || `exit ${up.code}`).split('\n')[0]}): the commands had no network at all`
+    }
+  const bridge = (c: import('node:net').Socket): void => {
+    const p = netM.connect(socket)
+    const end = () => {
+      c.destroy()
+      p.destroy()
+    }
+    c.on('error', end)
+    p.on('error', end)
+    c.on('close', end)
+    p.on('close', end)
+    c.pipe(p)
+    p.pipe(c)
+  }
+  const listen = (host: string, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const s = netM.createServer(bridge)
+      s.maxConnections = 1024
+      s.once('error', reject)
+      s.listen(port, host, () => resolve((s.address() as import('node:net').AddressInfo).port))
+    })
+  const port = await listen('127.0.0.1', 0)
+  await listen('::1', port).catch(() => undefined) // no IPv6 on loopback: 127.0.0.1 only
+  return { proxyPort: port, proxySocket: socket }
+}

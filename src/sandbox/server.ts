@@ -47,6 +47,8 @@ export interface ServerConfig {
   hide?: string[]
   /** folders brought back when under a hidden place (the tool cache) */
   reexpose?: string[]
+  /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
+  net?: boolean
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
 }
@@ -182,6 +184,7 @@ export function commandServer(lib: ServerLib): void {
     const copy = await lib.buildCopy(tools, cfg, account)
     workdir = copy.workdir
     let viewProblems: string[] = []
+    const net = cfg.net ? await lib.netBridge(tools, cfg) : {}
     if (cfg.namespaced) {
       await lib.privateTemp(tools, cfg)
       // the run's home and temp: mount points of their own, so they stay writable in the read-only view
@@ -197,7 +200,7 @@ export function commandServer(lib: ServerLib): void {
       // inherited by every command; root (this server) is exempt
       await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { ...copy, uid: account.uid, gid: account.gid, viewProblems }
+    return { ...copy, ...net, uid: account.uid, gid: account.gid, viewProblems }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
