@@ -2,9 +2,33 @@
 // runs as root: never a file the agent could change. The set-up functions
 // travel beside the server's own and reach it as its `lib` parameter.
 import { commandServer, recoverRun } from './server'
-import { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, readOnlyView, stripNested, netBridge } from './server-setup'
+import {
+  buildCopy,
+  cleanConfig,
+  cleanFound,
+  ensureUser,
+  freshGit,
+  overlayCopy,
+  plainCopy,
+  privateTemp,
+  readOnlyView,
+  stripNested,
+  netBridge
+} from './server-setup'
 
-const lib = { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, readOnlyView, stripNested, netBridge }
+const lib = {
+  buildCopy,
+  cleanConfig,
+  cleanFound,
+  ensureUser,
+  freshGit,
+  overlayCopy,
+  plainCopy,
+  privateTemp,
+  readOnlyView,
+  stripNested,
+  netBridge
+}
 
 export const SERVER_SOURCE = `(${commandServer.toString()})({\n${Object.entries(lib)
   .map(([name, f]) => `${name}: ${f.toString()}`)
