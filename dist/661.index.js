@@ -9,16 +9,16 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   post: () => (/* binding */ post)
 /* harmony export */ });
-/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(77094);
-/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(65194);
+/* harmony import */ var _actions_core__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1938);
+/* harmony import */ var _settings__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(75704);
 /* harmony import */ var _report_log__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(46472);
 /* harmony import */ var _report_github__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(64097);
 /* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(39121);
 /* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(46340);
 /* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(4617);
-/* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(70948);
+/* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(75249);
 /* harmony import */ var _sandbox_credentials__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(85066);
-/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(16141);
+/* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(38522);
 /* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(54527);
 /* harmony import */ var _run_state__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(94352);
 // The post step: a safety net that finishes the report when the main step
@@ -404,7 +404,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./src/report/render.ts
 var render = __webpack_require__(46340);
 // EXTERNAL MODULE: ./src/report/permission.ts
-var permission = __webpack_require__(10920);
+var permission = __webpack_require__(88539);
 // EXTERNAL MODULE: ./src/util.ts
 var util = __webpack_require__(54527);
 ;// CONCATENATED MODULE: ./src/report/github.ts

@@ -275,7 +275,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./src/report/render.ts
 var render = __webpack_require__(46340);
 // EXTERNAL MODULE: ./src/report/permission.ts
-var permission = __webpack_require__(10920);
+var permission = __webpack_require__(88539);
 // EXTERNAL MODULE: ./src/util.ts
 var util = __webpack_require__(54527);
 ;// CONCATENATED MODULE: ./src/report/github.ts

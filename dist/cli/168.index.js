@@ -16,7 +16,7 @@ var node_path__WEBPACK_IMPORTED_MODULE_4___namespace_cache;
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(24);
 /* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(161);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(760);
-/* harmony import */ var node_stream__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(456);
+/* harmony import */ var node_stream__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(75);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(975);
 /**
  * The one module under `src/` that may import Node built-ins (eslint enforces this).

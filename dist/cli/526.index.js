@@ -401,7 +401,7 @@ function scrubbedShellEnv() {
 }
 //# sourceMappingURL=fs-util.mjs.map
 // EXTERNAL MODULE: external "node:stream"
-var external_node_stream_ = __webpack_require__(456);
+var external_node_stream_ = __webpack_require__(75);
 // EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
 var utils_log = __webpack_require__(412);
 ;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/tools/agent-toolset/skills.mjs

@@ -275,9 +275,9 @@ export function commandEnv(env: Record<string, string | undefined>, o: CommandEn
   return out
 }
 
-/** The run's proxy for the commands (set by the action, never passed from the job); the namespace's own loopback stays local. */
+/** The run's proxy for the commands (set by the action, never passed from the job); the namespace's own `localhost` stays local, while a loopback address written as a number goes through the proxy (an allowed loopback stand-in). */
 export function proxyEnv(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`
-  const local = 'localhost,127.0.0.1,::1'
+  const local = 'localhost'
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: local, no_proxy: local }
 }
