@@ -271,8 +271,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const priv = await findPrivilege(opts.env.PATH, opts.workspace, opts.privilege)
   // run as root (the server, the recovery helper): only a node nobody else could have changed
   const node = priv.kind === 'none' ? process.execPath : trustedFile(process.execPath, avoid)
-  if (!node)
-    throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
+  if (!node) throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))

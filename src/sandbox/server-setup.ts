@@ -355,7 +355,24 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
       return { at: unescape(f[4]), opts: f[5].split(',') }
     })
   const runs = pathM.dirname(cfg.runDir as string)
-  const SYSTEM = ['/', '/usr', '/etc', '/bin', '/sbin', '/lib', '/lib64', '/var', '/opt', '/home', '/tmp', '/proc', '/sys', '/dev', '/run', '/mnt']
+  const SYSTEM = [
+    '/',
+    '/usr',
+    '/etc',
+    '/bin',
+    '/sbin',
+    '/lib',
+    '/lib64',
+    '/var',
+    '/opt',
+    '/home',
+    '/tmp',
+    '/proc',
+    '/sys',
+    '/dev',
+    '/run',
+    '/mnt'
+  ]
   const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
     .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
     .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
@@ -373,7 +390,8 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
     // a bind remount replaces the per-mount flags: say them again
     const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
     const r = await run(b.mount, ['-o', ['remount', 'bind', 'ro', ...flags].join(','), m.at])
-    if (r.code !== 0 && fs.existsSync(m.at)) problems.push(`${m.at} stays writable (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
+    if (r.code !== 0 && fs.existsSync(m.at))
+      problems.push(`${m.at} stays writable (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
   }
   for (const h of hide) {
     const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])

@@ -2,7 +2,18 @@
 // runs as root: never a file the agent could change. The set-up functions
 // travel beside the server's own and reach it as its `lib` parameter.
 import { commandServer, recoverRun } from './server'
-import { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, readOnlyView, stripNested } from './server-setup'
+import {
+  buildCopy,
+  cleanConfig,
+  cleanFound,
+  ensureUser,
+  freshGit,
+  overlayCopy,
+  plainCopy,
+  privateTemp,
+  readOnlyView,
+  stripNested
+} from './server-setup'
 
 const lib = { buildCopy, cleanConfig, cleanFound, ensureUser, freshGit, overlayCopy, plainCopy, privateTemp, readOnlyView, stripNested }
 
