@@ -179,6 +179,42 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(r.db.created.commits).toEqual([])
   }, 120_000)
 
+  it('symlinks leaving the repository, case collisions (held back); bidi and control characters (inert); .gitattributes encoding (bytes kept); .github/actions (committed, flagged)', async () => {
+    const r = await handback({
+      changes: 'pull-request',
+      script: [
+        bash(
+          FIX,
+          'ln -s /etc/shadow abs-link && ln -s ../../outside esc-link && ln -s src/add.js ok-link',
+          'echo one > Docs.txt && echo two > docs.txt',
+          "printf 'x\\n' > \"$(printf 'report\\u202efdp.exe')\"",
+          "printf 'a\\033[31mred\\bX\\fY\\aZ \\u2066hidden\\u2069\\n' > ctl.txt",
+          "printf 'enc.txt working-tree-encoding=UTF-16LE text\\n' > .gitattributes && printf 'h\\000i\\000\\n\\000' > enc.txt",
+          'mkdir -p .github/actions/x && echo "runs: {using: composite, steps: []}" > .github/actions/x/action.yml'
+        )
+      ]
+    })
+    expect(r.run.code).toBe(0)
+    for (const held of ['abs-link', 'esc-link', 'Docs.txt', 'docs.txt']) {
+      expect(r.comment).toContain(held)
+      expect(existsSync(join(r.ws, held)) && mode === 'user').toBe(false)
+    }
+    expect(r.comment).toMatch(/abs-link[^\n]*absolute path/)
+    expect(r.comment).toMatch(/esc-link[^\n]*leaves the repository/)
+    expect(r.comment).toMatch(/differs only in case/)
+    // eslint-disable-next-line no-control-regex -- the characters that must not come through
+    expect(r.comment).not.toMatch(/[\u202e\u2066\u2069\u001b\u0008\u000c\u0007]/)
+    expect(r.comment).toContain('changes CI or review configuration')
+    const sha = r.run.outputs['commit-sha']
+    const tree = execFileSync('git', ['ls-tree', '-r', '--name-only', sha], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } }).toString()
+    expect(tree).toContain('.github/actions/x/action.yml')
+    expect(tree).toContain('ok-link')
+    expect(tree).not.toMatch(/abs-link|esc-link|Docs\.txt|docs\.txt/)
+    const enc = execFileSync('git', ['cat-file', 'blob', `${sha}:enc.txt`], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } })
+    expect(enc.equals(Buffer.from('h\0i\0\n\0', 'latin1'))).toBe(true)
+    expect(r.db.created.pulls[0]?.body ?? '').toContain('Changes CI or review configuration')
+  }, 120_000)
+
   it('a 21 MiB file and a nested repository beside a one-line fix: only the fix comes back, both others named as held back', async () => {
     const r = await handback({
       script: [bash(FIX, 'head -c 22020096 /dev/zero | tr "\\0" a > big.bin', 'mkdir nested && git -C nested init -q && echo x > nested/f')]

@@ -5,6 +5,7 @@
 // when it passes a limit.
 import type { FileChange } from './patch'
 import { sectionsOf } from './patch'
+import { posix } from 'node:path'
 
 /** Most changed files handed back; the rest (in path order) are held back. */
 export const MAX_CHANGED_FILES = 5000
@@ -69,6 +70,35 @@ export function checkSecrets(
     ) {
       held.push({ file, why: 'it holds a secret (a known secret value, or a string shaped like a token)' })
     }
+  }
+  return held
+}
+
+/**
+ * Shapes that do not come back: a symlink whose target is absolute or leaves
+ * the repository (`-> /proc/self/environ`, `-> ../../x`), and paths that differ
+ * only in case (on a case-insensitive checkout one overwrites the other).
+ */
+export function checkShapes(files: FileChange[], blobs: Map<string, Buffer>): Hold[] {
+  const held: Hold[] = []
+  const byFolded = new Map<string, FileChange[]>()
+  for (const file of files) {
+    if (file.status === 'deleted') continue
+    const key = file.path.toLowerCase()
+    byFolded.set(key, [...(byFolded.get(key) ?? []), file])
+  }
+  for (const file of files) {
+    if (file.status === 'deleted') continue
+    if (file.newMode === '120000') {
+      const target = (file.newSha ? blobs.get(file.newSha) : undefined)?.toString('utf8') ?? ''
+      const inside = posix.normalize(posix.join(posix.dirname(file.path), target))
+      if (target.startsWith('/')) held.push({ file, why: 'a symlink to an absolute path' })
+      else if (inside === '..' || inside.startsWith('../')) held.push({ file, why: 'a symlink that leaves the repository' })
+      else if (!target || target.includes('\0')) held.push({ file, why: 'a symlink with no valid target' })
+      continue
+    }
+    if ((byFolded.get(file.path.toLowerCase())?.length ?? 0) > 1)
+      held.push({ file, why: 'its path differs only in case from another changed path' })
   }
   return held
 }

@@ -5,7 +5,7 @@
 // the result says what is missing, the diff stays in the report.
 import type { Octokit, Repo } from '../report/github'
 import type { FileChange, Patch } from './patch'
-import { inlineCode } from './render'
+import { ciConfigNote, inlineCode } from './render'
 import { messageOf, statusOf } from '../util'
 
 export interface CommitTarget {
@@ -288,7 +288,8 @@ async function openDraft(o: CommitOptions, branch: string, into: string, result:
         : o.target.pullNumber !== undefined
           ? `For #${o.target.pullNumber}`
           : '',
-      `Changes made by the bash agent${o.runUrl ? ` in [this run](${o.runUrl})` : ''}. Review them before merging.`
+      `Changes made by the bash agent${o.runUrl ? ` in [this run](${o.runUrl})` : ''}. Review them before merging.`,
+      ciConfigNote(o.patch.files)
     ]
       .filter(Boolean)
       .join('\n\n')

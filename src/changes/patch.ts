@@ -18,7 +18,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { checkLimits, checkSecrets } from './checks'
+import { checkLimits, checkSecrets, checkShapes } from './checks'
 
 export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed'
 
@@ -217,6 +217,9 @@ export function splitDiff(diff: string): string[] {
 }
 
 const isWorkflow = (path: string) => /^\.github\/workflows\//i.test(path)
+/** Under .github/ but no workflow (composite actions, CODEOWNERS, dependabot.yml): committed, and flagged for review. */
+export const changesCiConfig = (f: FileChange): boolean =>
+  !f.workflow && [f.path, f.oldPath].some(p => p !== undefined && /^\.github\//i.test(p))
 
 function toChange(e: RawEntry, stats: ReturnType<typeof parseNumstat>): FileChange {
   const st = stats.get(e.path) ?? { additions: 0, deletions: 0, binary: false }
@@ -316,7 +319,11 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
           files.flatMap(f => (f.newSha ? [f.newSha] : []))
         )
         diff = (await git([...diffArgs, '--binary', '--full-index', against])).toString('utf8')
-        holds = checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret)
+        const shapes = checkShapes(files, blobs)
+        holds = [
+          ...shapes,
+          ...checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret).filter(h => !shapes.some(x => x.file === h.file))
+        ]
       }
       if (holds.length === 0) {
         const old = await readBlobs(

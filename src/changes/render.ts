@@ -2,10 +2,11 @@
 // agent-controlled: names are C-quoted when they hold control characters and
 // sit, like the diff, in fenced blocks no text can close; mentions are
 // neutralised. Text written by the action (counts, links, reasons) is outside.
-import { fenceFor, neutraliseMentions } from '../untrusted'
+import { neutraliseMentions } from '../untrusted'
+import { inert } from '../report/inert'
 import type { ChangesReport } from './index'
 import type { FileChange } from './patch'
-import { splitDiff } from './patch'
+import { changesCiConfig, splitDiff } from './patch'
 
 /** Share of the comment (65,536 characters) the Changes section may take; the log is trimmed before it, the final text after it. */
 export const CHANGES_COMMENT_SHARE = 0.25
@@ -15,7 +16,9 @@ export const CHANGES_SUMMARY_SHARE = 0.6
 /** A path as one safe line: C-quoted (JSON) when it holds control characters, quotes or backslashes. */
 export function showPath(path: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what this looks for
-  return /[\u0000-\u001f\u007f-\u009f"\\\u2028\u2029]/.test(path) ? JSON.stringify(path) : path
+  const quoted = /[\u0000-\u001f\u007f-\u009f"\\\u2028\u2029]/.test(path) ? JSON.stringify(path) : path
+  // bidi controls (a name that reads `reportexe.pdf`) shown as their escapes
+  return quoted.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** Inline code that no backtick in `text` can close. */
@@ -27,10 +30,9 @@ export function inlineCode(text: string): string {
   return `${tick}${pad}${neutraliseMentions(text.replace(/[\r\n]+/g, ' '))}${pad}${tick}`
 }
 
+/** Agent text in a block: the one inert rendering (no bidi override, ESC, BS, FF or BEL reaches the report raw). */
 function fenced(body: string, lang: string): string {
-  const safe = neutraliseMentions(body.replace(/\n$/, ''))
-  const fence = fenceFor(safe)
-  return `${fence}${lang}\n${safe}\n${fence}`
+  return inert.code(body.replace(/\n$/, ''), lang)
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} ${n === 1 ? one : many}`
@@ -42,6 +44,7 @@ function statLine(f: FileChange): string {
   if (f.oldMode && f.newMode && f.oldMode !== f.newMode) parts.push(`mode ${f.oldMode} → ${f.newMode}`)
   else if (f.status === 'added' && f.newMode !== '100644') parts.push(`mode ${f.newMode}`)
   if (f.workflow) parts.push('workflow: not committed')
+  else if (changesCiConfig(f)) parts.push('changes CI or review configuration')
   return `${letter} ${name}  ${parts.join(', ')}`
 }
 
@@ -74,6 +77,14 @@ function readableDiff(diff: string, budget: number): { text: string; cut: number
   return { text, cut: whole.length - text.length }
 }
 
+/** The line that points a reviewer at changes to CI or review configuration first. */
+export function ciConfigNote(files: FileChange[]): string {
+  const ci = files.filter(changesCiConfig)
+  if (!ci.length) return ''
+  const names = ci.slice(0, 20).map(f => inert.inline(f.path))
+  return `⚠️ **Changes CI or review configuration** (review these first): ${names.join(', ')}${ci.length > 20 ? `, and ${ci.length - 20} more` : ''}.`
+}
+
 function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[] {
   const lines: string[] = []
   const a = r.applied
@@ -89,6 +100,8 @@ function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[]
         ? 'The agent worked in the workspace: the changes are there for later steps.'
         : 'Applied to the workspace for later steps.'
     )
+  const ci = ciConfigNote(r.patch.files)
+  if (ci) lines.push(ci)
   const h = r.handback
   if (r.notCommitted) lines.push(`⚠️ **Not committed**: ${neutraliseMentions(r.notCommitted)}.`)
   if (h?.kind === 'not-committed') lines.push(`⚠️ **Not committed**: ${neutraliseMentions(h.why)}.`)
