@@ -289,7 +289,7 @@ describe('endings', () => {
     expect(gh.requests.some(r => r.faulted)).toBe(true)
   })
 
-  it('SIGKILL mid-run: the post step finds the comment and finishes it with the commands so far', async () => {
+  it('SIGKILL mid-run (no cancel): the post step finishes the comment with the commands so far, and says killed, not cancelled', async () => {
     const anthropic = await startFakeAnthropic([bash('echo before'), bash(`sleep ${S3}`), text('never')])
     const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
     try {
@@ -317,8 +317,8 @@ describe('endings', () => {
       const comments = [...gh.comments.values()]
       expect(comments).toHaveLength(1)
       const body = comments[0].body
-      expect(body).toContain('🛑 **Cancelled**')
-      expect(body).toContain('The main step was stopped before it could finish this report')
+      expect(body).not.toContain('Cancelled')
+      expect(body).toContain('The main step was killed without a cancel')
       expect(body).toContain('$ echo before\nbefore')
       expect(body).toContain(`stopped · `)
       expect(body).toContain(`\`\`\`console\n$ sleep ${S3}\n(stopped: the step ended while this command ran)`)

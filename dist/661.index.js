@@ -59,23 +59,30 @@ async function putBack(saved, out) {
         out.log('Put back what the sandbox had changed.');
 }
 /** The report of a run the main step did not finish, from what it saved. */
-function unfinishedOutcome(t, crashed) {
+/**
+ * How the main step ended, from what it saved: a crash it caught, a cancel it received, or neither (the
+ * kernel or the runner killed it outright, e.g. out of memory): never called a cancel when it was not one.
+ */
+function unfinishedOutcome(t, crashed, signalled) {
     const commands = [...(t?.commands ?? [])];
     if (t?.running) {
         const since = Date.parse(t.running.startedAt);
         commands.push((0,_types__WEBPACK_IMPORTED_MODULE_10__/* .stoppedRecord */ .XW)(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran'));
     }
+    const killed = !crashed && !signalled;
     const note = crashed
         ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
-        : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
+        : killed
+            ? '_The main step was killed without a cancel (by the system, for example when the machine ran out of memory) before it could finish this report; the post step wrote it from the saved transcript._'
+            : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._';
     return {
         finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
-        exitReason: crashed ? 'error' : 'cancelled',
+        exitReason: crashed || killed ? 'error' : 'cancelled',
         turns: t?.turns ?? 0,
         commands,
         usage: t?.usage ?? (0,_types__WEBPACK_IMPORTED_MODULE_10__/* .emptyUsage */ .ly)(),
         costUsd: t?.costUsd ?? null,
-        error: crashed || undefined,
+        error: crashed || (killed ? 'the main step was killed (not cancelled): out of memory, or stopped by the system' : undefined),
         messages: t?.messages
     };
 }
@@ -104,7 +111,7 @@ async function post() {
         outcome = t;
     }
     else {
-        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getCrash */ .o());
+        outcome = unfinishedOutcome(t, _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getCrash */ .o(), _run_state__WEBPACK_IMPORTED_MODULE_9__/* .getSignalled */ .GO());
         out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`);
     }
     const meta = {

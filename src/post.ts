@@ -36,7 +36,11 @@ async function putBack(saved: string, out: Log): Promise<void> {
 }
 
 /** The report of a run the main step did not finish, from what it saved. */
-function unfinishedOutcome(t: Transcript | undefined, crashed: string): Outcome {
+/**
+ * How the main step ended, from what it saved: a crash it caught, a cancel it received, or neither (the
+ * kernel or the runner killed it outright, e.g. out of memory): never called a cancel when it was not one.
+ */
+function unfinishedOutcome(t: Transcript | undefined, crashed: string, signalled: string): Outcome {
   const commands: CommandRecord[] = [...(t?.commands ?? [])]
   if (t?.running) {
     const since = Date.parse(t.running.startedAt)
@@ -44,17 +48,20 @@ function unfinishedOutcome(t: Transcript | undefined, crashed: string): Outcome 
       stoppedRecord(t.running.command, Number.isFinite(since) ? Date.now() - since : 0, 'stopped: the step ended while this command ran')
     )
   }
+  const killed = !crashed && !signalled
   const note = crashed
     ? '_The main step crashed before it could finish this report; the post step wrote it from the saved transcript._'
-    : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._'
+    : killed
+      ? '_The main step was killed without a cancel (by the system, for example when the machine ran out of memory) before it could finish this report; the post step wrote it from the saved transcript._'
+      : '_The main step was stopped before it could finish this report; the post step wrote it from the saved transcript._'
   return {
     finalText: [note, t?.finalText ?? ''].filter(Boolean).join('\n\n'),
-    exitReason: crashed ? 'error' : 'cancelled',
+    exitReason: crashed || killed ? 'error' : 'cancelled',
     turns: t?.turns ?? 0,
     commands,
     usage: t?.usage ?? emptyUsage(),
     costUsd: t?.costUsd ?? null,
-    error: crashed || undefined,
+    error: crashed || (killed ? 'the main step was killed (not cancelled): out of memory, or stopped by the system' : undefined),
     messages: t?.messages
   }
 }
@@ -80,7 +87,7 @@ export async function post(): Promise<void> {
     out.log('The main step could not write its report comment; the post step tries again.')
     outcome = t
   } else {
-    outcome = unfinishedOutcome(t, state.getCrash())
+    outcome = unfinishedOutcome(t, state.getCrash(), state.getSignalled())
     out.warn(`The main step ended before finishing its report (${outcome.exitReason}); the post step finishes it.`)
   }
   const meta: ReportMeta = {

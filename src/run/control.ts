@@ -4,6 +4,7 @@
 import * as core from '../actions-core'
 import type { Log } from '../report/log'
 import { clampDelay, messageOf, within } from '../util'
+import { setSignalled } from './state'
 import { exitReasonOfAbort, type AbortCause, type RunResult } from '../types'
 
 /** The agent stops this long before timeout-minutes to leave time for the report. */
@@ -54,6 +55,7 @@ export class RunControl {
    */
   install(): void {
     const onSignal = (name: NodeJS.Signals) => {
+      if (this.signalAt === undefined) setSignalled(name)
       this.signalAt ??= Date.now()
       if (this.phase === 'starting') {
         this.out.log(`Received ${name} before the agent started; nothing to report.`)

@@ -34,6 +34,10 @@ export const getComment = (): CommentRef | undefined => parse<CommentRef>(core.g
 export const setDone = (): void => core.saveState('done', 'true')
 export const isDone = (): boolean => core.getState('done') === 'true'
 
+/** The main step received a cancel (SIGINT/SIGTERM): a main step that ended without one was killed, not cancelled. */
+export const setSignalled = (name: string): void => core.saveState('signalled', name)
+export const getSignalled = (): string => core.getState('signalled')
+
 /** The main step crashed with this (redacted) message. */
 export const setCrash = (message: string): void => core.saveState('error', message)
 export const getCrash = (): string => core.getState('error')
