@@ -115,7 +115,8 @@ export function baseBranchOf(env: NodeJS.ProcessEnv, payload: unknown): string {
 
 export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   const warn = o.warn ?? o.log
-  if (!o.base) {
+  // the copy's state at start is a baseline of its own (user mode), also where the workspace has no commit
+  if (!o.base && !o.source.start?.tree) {
     o.log("Changes: the workspace is not a git checkout, so there is nothing to compare the agent's work with.")
     return { kind: 'no-repository' }
   }
@@ -124,8 +125,8 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     const src = o.source
     computed = await computePatch({
       workdir: src.workdir,
-      baseSha: o.base.sha,
-      baseObjects: src.start?.objects ?? o.base.objects,
+      baseSha: o.base?.sha ?? '',
+      baseObjects: src.start?.objects ?? o.base?.objects ?? '',
       diffBase: src.start?.tree,
       exec: src.exec,
       containsSecret: o.containsSecret,
@@ -157,7 +158,9 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
       warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }
-  if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
+  if ((o.mode === 'branch' || o.mode === 'pull-request') && !o.base)
+    warn('Changes: not committed: the workspace had no commit checked out to commit onto.')
+  else if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
   return report
 }
 
