@@ -398,6 +398,11 @@ describe('user mode', () => {
       'cat ~/.gitconfig "$TMPDIR/t" ours; ls -A "$TMPDIR"; ls -A ~; git status --porcelain; test -e /tmp/pwned || echo clean'
     )
     expect(after.output.split('\n')).toEqual(['# seed', 'seed', 'seed', 't', '.gitconfig', '?? ours', 'clean'])
+    // RLIMIT_NPROC counts the user's processes: A's many do not count against B
+    const many = await sh(a, 'for i in $(seq 40); do setsid sleep 600 < /dev/null > /dev/null 2>&1 & done; pgrep -c -u "$(id -u)"')
+    expect(Number(many.output)).toBeGreaterThanOrEqual(40)
+    const room = await sh(b, 'ulimit -u 20; for i in 1 2 3 4 5; do /bin/true || echo failed; done 2>&1; echo done')
+    expect(room.output).toBe('done')
     expect(await release(a)).toEqual([])
     expect(passwdNames()).not.toContain(userA)
     expect(groupNames()).not.toContain(userA)
