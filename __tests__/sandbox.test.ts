@@ -85,6 +85,14 @@ async function release(s: Sandbox): Promise<string[]> {
   return s.release()
 }
 
+const passwdNames = () =>
+  readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map(l => l.split(':')[0])
+const groupNames = () =>
+  readFileSync('/etc/group', 'utf8')
+    .split('\n')
+    .map(l => l.split(':')[0])
 const sh = (s: Sandbox, command: string) => s.run(command, { timeoutMs: 30_000, maxOutputChars: 50_000, blocked: [], redact: t => t })
 const runDirs = () =>
   existsSync(RUNS_DIR)
@@ -155,7 +163,8 @@ describe('user mode', () => {
       const o = options({ workspace })
       const s = await prepare(o)
       expect(s.mode).toBe('user')
-      expect(s.note).toBe('user (bash-agent)')
+      expect(s.note).toBe(`user (${s.env.USER})`)
+      expect(s.env.USER).toMatch(/^bash-agent-[0-9a-f]{8}$/)
       expect(s.workdir).toMatch(/^\/var\/lib\/bash-agent\/runs\/[0-9a-f]{32}\/repo$/)
       expect(s.baseSha).toBe(git(workspace, 'rev-parse', 'HEAD').trim())
       // the run folder was recorded before it was made
@@ -165,7 +174,7 @@ describe('user mode', () => {
         'id -un; pwd; git rev-parse HEAD; cat dist/built.js; cat .git/config; git remote -v | head -1; touch "$0" 2>/dev/null || echo no-write-outside'
       )
       const lines = r.output.split('\n')
-      expect(lines.slice(0, 4)).toEqual(['bash-agent', s.workdir, s.baseSha, 'built'])
+      expect(lines.slice(0, 4)).toEqual([s.env.USER, s.workdir, s.baseSha, 'built'])
       expect(r.output).not.toContain(token)
       expect(r.output).not.toMatch(/extraheader/)
       expect(r.output).toContain('https://github.com/o/r')
@@ -197,7 +206,7 @@ describe('user mode', () => {
         s,
         'sha256sum big/blob.bin | cut -c1-64; echo more >> big/blob.bin; stat -c "%s %U" big/blob.bin; findmnt -n -o FSTYPE -T .'
       )
-      expect(r.output.split('\n')).toEqual([createHash('sha256').update(blob).digest('hex'), `${blob.length + 5} bash-agent`, 'overlay'])
+      expect(r.output.split('\n')).toEqual([createHash('sha256').update(blob).digest('hex'), `${blob.length + 5} ${s.env.USER}`, 'overlay'])
       expect(readFileSync(path.join(workspace, 'big', 'blob.bin')).equals(blob)).toBe(true)
       expect(await release(s)).toEqual([])
       expect(existsSync(path.dirname(s.workdir))).toBe(false)
@@ -312,7 +321,7 @@ describe('user mode', () => {
     expect(await s.stopProcesses()).toEqual({ ok: true })
     const e = await s.exec('sh', ['-c', 'id -un; ps -e -o comm= | grep -c -E "^(sleep|sh)$" || true'])
     expect(e.code).toBe(0)
-    expect(e.stdout.toString()).toBe('bash-agent\n1\n') // only this sh itself
+    expect(e.stdout.toString()).toBe(`${s.env.USER}\n1\n`) // only this sh itself
     expect(await release(s)).toEqual([])
   })
 
@@ -321,7 +330,7 @@ describe('user mode', () => {
     const bin = path.join(workspace, 'node_modules', '.bin')
     mkdirSync(bin, { recursive: true })
     const marker = path.join(tmp, `planted-${randomUUID()}`)
-    for (const name of ['git', 'cp', 'chown', 'mount', 'rm', 'unshare', 'bash', 'useradd']) {
+    for (const name of ['git', 'cp', 'chown', 'mount', 'rm', 'unshare', 'bash', 'useradd', 'userdel']) {
       writeFileSync(path.join(bin, name), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 })
     }
     const o = options({ workspace, env: { PATH: `${bin}:${process.env.PATH}`, HOME: os.homedir() } })
@@ -344,9 +353,64 @@ describe('user mode', () => {
     expect(logs.join('\n')).toMatch(/done now/)
     expect(existsSync(path.dirname(s.workdir))).toBe(false)
     expect(runDirs()).not.toContain(path.basename(path.dirname(s.workdir)))
+    expect(passwdNames()).not.toContain(s.env.USER)
     // release after recovery finds nothing more to do, and says nothing went wrong with the processes
     const problems = await release(s)
     expect(problems.filter(p => !/command server/.test(p))).toEqual([])
+  })
+
+  withPrivilege("runs apart: two runs at once have users of their own; one told the other's places writes nothing there", async () => {
+    const [a, b] = await Promise.all([prepare(options({ workspace: repo().workspace })), prepare(options({ workspace: repo().workspace }))])
+    expect([a.mode, b.mode]).toEqual(['user', 'user'])
+    const userA = a.env.USER as string
+    const userB = b.env.USER as string
+    for (const u of [userA, userB]) expect(u).toMatch(/^bash-agent-[0-9a-f]{8}$/)
+    expect(userA).not.toBe(userB)
+    const ids = await Promise.all([sh(a, 'id -u'), sh(b, 'id -u')])
+    expect(ids[0].output).not.toBe(ids[1].output)
+    // B's own places, written by B
+    const seed = await sh(b, 'echo "# seed" > ~/.gitconfig && echo seed > "$TMPDIR/t" && echo seed > ours && id -un')
+    expect(seed.output).toBe(userB)
+    const places = [b.env.HOME as string, b.env.TMPDIR as string, b.workdir]
+    expect(places.every(p => p.startsWith(path.dirname(b.workdir)))).toBe(true)
+    const attack = [
+      'for d in "$@"; do',
+      '  for f in "$d/.gitconfig" "$d/t" "$d/ours" "$d/README.md" "$d/.git/config" "$d/new"; do',
+      '    (echo "[core]fsmonitor=touch /tmp/pwned" >> "$f") 2>/dev/null && echo "wrote $f"',
+      '    (: > "$f") 2>/dev/null && echo "truncated $f"',
+      '  done',
+      '  mkdir "$d/dir" 2>/dev/null && echo "made $d/dir"',
+      '  ln -s /etc/passwd "$d/link" 2>/dev/null && echo "linked $d"',
+      '  chmod 777 "$d" 2>/dev/null && echo "chmod $d"',
+      'done',
+      'echo end'
+    ].join('\n')
+    const r = await a.run(`set -- ${places.map(p => `'${p}'`).join(' ')}\n${attack}`, {
+      timeoutMs: 30_000,
+      maxOutputChars: 50_000,
+      blocked: [],
+      redact: t => t
+    })
+    expect(r.output).toBe('end')
+    // B sees its places as it left them, and its git runs nothing of A's
+    const after = await sh(
+      b,
+      'cat ~/.gitconfig "$TMPDIR/t" ours; ls -A "$TMPDIR"; ls -A ~; git status --porcelain; test -e /tmp/pwned || echo clean'
+    )
+    expect(after.output.split('\n')).toEqual(['# seed', 'seed', 'seed', 't', '.gitconfig', '?? ours', 'clean'])
+    // RLIMIT_NPROC counts the user's processes: A's many do not count against B
+    const many = await sh(a, 'for i in $(seq 40); do setsid sleep 600 < /dev/null > /dev/null 2>&1 & done; pgrep -c -u "$(id -u)"')
+    expect(Number(many.output)).toBeGreaterThanOrEqual(40)
+    const room = await sh(b, 'ulimit -u 20; for i in 1 2 3 4 5; do /bin/true || echo failed; done 2>&1; echo done')
+    expect(room.output).toBe('done')
+    expect(await release(a)).toEqual([])
+    expect(passwdNames()).not.toContain(userA)
+    expect(groupNames()).not.toContain(userA)
+    expect(passwdNames()).toContain(userB) // B's run goes on
+    expect((await sh(b, 'id -un')).output).toBe(userB)
+    expect(await release(b)).toEqual([])
+    expect(passwdNames()).not.toContain(userB)
+    expect(groupNames()).not.toContain(userB)
   })
 
   ;(isRoot && sudoInstalled ? test : test.skip)('through real sudo, as on a runner (the action asks sudo even as root)', async () => {
@@ -354,7 +418,7 @@ describe('user mode', () => {
     const s = await prepare(options({ workspace, privilege: 'sudo' }))
     expect(s.mode).toBe('user')
     const r = await sh(s, 'id -un; ps -e -o comm= | grep -c sudo')
-    expect(r.output).toBe('bash-agent\n0') // sudo stays outside the namespace
+    expect(r.output).toBe(`${s.env.USER}\n0`) // sudo stays outside the namespace
     expect(await release(s)).toEqual([])
   })
 })

@@ -390,9 +390,9 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
 
   test('the footer and the log say which sandbox ran', () => {
     if (inUser) {
-      expect(a.finalComment).toContain('sandbox: user (bash-agent)')
-      expect(a.run.stdout).toContain('commands run as the unprivileged user bash-agent')
-      expect(r('whoami').split('\n')[0]).toBe('bash-agent')
+      expect(a.finalComment).toMatch(/sandbox: user \(bash-agent-[0-9a-f]{8}\)/)
+      expect(a.run.stdout).toMatch(/commands run as the unprivileged user bash-agent-[0-9a-f]{8} \(uid \d+, this run's own/)
+      expect(r('whoami').split('\n')[0]).toMatch(/^bash-agent-[0-9a-f]{8}$/)
       expect(r('whoami')).not.toMatch(/\((sudo|adm|docker|root|wheel)\)/)
     } else if (mode === 'user') {
       expect(a.finalComment).toMatch(/sandbox: none \(user sandbox unavailable: /)
@@ -500,7 +500,7 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
 
   test('the workspace is writable, and given back to its owner afterwards', () => {
     const out = r('workspace_write')
-    const who = inUser ? 'bash-agent' : os.userInfo().username
+    const who = inUser ? 'bash-agent-[0-9a-f]{8}' : os.userInfo().username
     expect(out).toMatch(new RegExp(`^${who} \\d+\n${who} \\d+$`))
     const me = os.userInfo().uid
     expect(lstatSync(path.join(a.co.workspace, 'agent-wrote.txt')).uid).toBe(me)

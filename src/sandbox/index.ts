@@ -32,11 +32,9 @@ import { startServer, type ServerClient } from './client'
 import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
-import { MAX_PROCESSES, POWERFUL_GROUPS, SANDBOX_USER } from './user'
+import { MAX_PROCESSES, POWERFUL_GROUPS, RUN_USER, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
-
-export { SANDBOX_USER }
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode }
@@ -95,7 +93,7 @@ export interface SandboxOptions {
   credentialState?: string
   /** the run folder (planWorkdir), so the prompt can name the copy before set-up ends */
   runDir?: string
-  /** the sandbox user's name (default bash-agent) */
+  /** the sandbox user's name (default: the run's own, bash-agent-<8 hex>, made and removed by the run) */
   user?: string
   /** `sudo`: through sudo even as root; `unavailable`: as where neither root nor sudo is */
   privilege?: 'auto' | 'sudo' | 'unavailable'
@@ -110,6 +108,9 @@ interface SavedState {
   sudo?: string
   node: string
   rm: string
+  userdel?: string
+  /** the run's own user, recorded before it is made; removed with the run folder */
+  user?: string
   /** the run folder, recorded before it is made */
   runDir?: string
   /** the PID namespace, once known */
@@ -158,7 +159,7 @@ function nsMembers(ns: string): number[] {
   return out
 }
 
-/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir`. Resolves with its problems. */
+/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir` and the run's user. Resolves with its problems. */
 function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
   const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
   const argv = asRootArgv(priv, [
@@ -168,7 +169,9 @@ function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolea
     state.ns ?? '',
     isRunDir(state.runDir) ? state.runDir : '',
     state.rm,
-    state.key
+    state.key,
+    RUN_USER.test(state.user ?? '') ? (state.user as string) : '',
+    path.isAbsolute(state.userdel ?? '') ? (state.userdel as string) : ''
   ])
   return new Promise(resolve => {
     let out = ''
@@ -249,7 +252,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const host = await findHost(opts)
   let userWhy = ''
   if (opts.mode === 'user') {
-    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'rm'].filter(n => !host.bins[n])
+    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'userdel', 'rm'].filter(n => !host.bins[n])
     if (host.priv.kind === 'none') userWhy = host.priv.why
     else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
     else if (missing.length) userWhy = `${missing.join(', ')} not found`
@@ -269,7 +272,22 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const avoid = realpathOr(opts.workspace)
   const find = (name: string) => findProgram(name, opts.env.PATH, avoid)
   const bins: Record<string, string> = {}
-  for (const name of ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'prlimit', 'rm', 'true', 'unshare', 'mknod', 'umount', 'ip']) {
+  for (const name of [
+    'bash',
+    'git',
+    'cp',
+    'chown',
+    'mount',
+    'useradd',
+    'userdel',
+    'prlimit',
+    'rm',
+    'true',
+    'unshare',
+    'mknod',
+    'umount',
+    'ip'
+  ]) {
     const p = find(name)
     if (p) bins[name] = p
   }
@@ -292,7 +310,15 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const baseState = (): SavedState | undefined =>
     priv.kind === 'none'
       ? undefined
-      : { v: 1, priv: priv.kind, sudo: priv.kind === 'sudo' ? priv.sudo : undefined, node, rm: bins.rm ?? '/bin/rm', key }
+      : {
+          v: 1,
+          priv: priv.kind,
+          sudo: priv.kind === 'sudo' ? priv.sudo : undefined,
+          node,
+          rm: bins.rm ?? '/bin/rm',
+          userdel: bins.userdel,
+          key
+        }
   return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
 }
 
@@ -330,12 +356,13 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
-  const state = { ...(host.baseState() as SavedState), runDir }
-  save(JSON.stringify(state)) // before the folder exists
-  const user = opts.user ?? SANDBOX_USER
+  const user = opts.user ?? newRunUser()
+  const state = { ...(host.baseState() as SavedState), runDir, user }
+  save(JSON.stringify(state)) // before the folder and the user exist
   const server = host.launch({
     mode: 'user',
     user,
+    newUser: !opts.user,
     powerfulGroups: POWERFUL_GROUPS,
     maxProcesses: MAX_PROCESSES,
     workspace: opts.workspace,
@@ -355,7 +382,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     save(JSON.stringify({ ...state, ns: ready.ns }))
     const how = ready.kind === 'overlay' ? 'an overlay on the workspace, which stays read-only' : 'copied files'
     log(
-      `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}) in its own copy of the workspace (${how}), ${ready.workdir}.`
+      `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}, ${opts.user ? 'given' : "this run's own, removed when it ends"}) in its own copy of the workspace (${how}), ${ready.workdir}.`
     )
     if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
     for (const p of ready.viewProblems ?? []) log(`Sandbox: ${p}`)
@@ -384,7 +411,8 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
   } catch (e) {
     const why = messageOf(e)
     await server.end(5000)
-    const r = await recoverAsRoot({ ...state }, 60_000)
+    // a user that existed before is not this run's to remove
+    const r = await recoverAsRoot({ ...state, user: /already exists/.test(why) ? undefined : user }, 60_000)
     if (r.done) save('')
     else log(`Sandbox: ${r.problems.join('; ')}`)
     // the server died (the step is being stopped?): no fallback that would change the workspace now

@@ -19,7 +19,7 @@ export interface CopyInfo {
   copyProblem?: string
 }
 
-/** The sandbox user, created when missing; refused when it could reach root. */
+/** The sandbox user, created (when missing, unless it must be new); refused when it could reach root. */
 export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
   const { fs, run } = t
   const b = cfg.bins
@@ -33,6 +33,8 @@ export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ u
     return undefined
   }
   let account = lookup()
+  // a run's own user must be new: one that exists belongs to someone else
+  if (account && cfg.newUser) throw new Error(`the user ${name} already exists`)
   const args = [
     '--no-create-home',
     '--home-dir',
@@ -45,7 +47,8 @@ export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ u
   ]
   for (let attempt = 0; !account && attempt < 6; attempt++) {
     // another run may be creating it, or holding the passwd lock
-    await run(b.useradd, [...args, name])
+    const r = await run(b.useradd, [...args, name])
+    if (r.code === 9 && cfg.newUser) throw new Error(`the user ${name} already exists`)
     account = lookup()
     if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
   }
