@@ -272,7 +272,9 @@ describe('user mode', () => {
         patchName: `forge-${randomUUID()}.patch`,
         log: () => undefined
       })
-      expect(r.kind === 'computed' && r.patch.files.map(f => f.path)).toEqual([])
+      // the agent un-ignored the workspace's ignored tool and changed it: never written over the workspace's own
+      const applied = r.kind === 'computed' ? r.applied : undefined
+      expect(applied?.kind === 'applied' && applied.failed.map(f => f.path)).toEqual(['node_modules/.bin/tool'])
       expect(readFileSync(tool, 'utf8')).toBe('#!/bin/sh\necho real\n')
       expect(await release(s)).toEqual([])
     }

@@ -100,6 +100,10 @@ export function applyPatch(patch: Patch, blobs: Map<string, Buffer>, workspace: 
       continue
     }
     attempt(f.path, () => {
+      // new to the start's tree, yet in the workspace: an ignored or untracked file of the workspace's own
+      // (the agent may have un-ignored it), never overwritten
+      if ((f.status === 'added' || f.status === 'renamed') && lstatSync(join(workspace, f.path), { throwIfNoEntry: false }))
+        throw new Error('the workspace already has a file there (ignored or untracked), which is not overwritten')
       write(workspace, f, content)
       written++
     })
