@@ -56,13 +56,14 @@ export const secretsOf = (s: Settings): Array<string | undefined> => [s.apiKey, 
 /** The variable the runner passes an input in (hyphens kept, as @actions/core reads it). */
 export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 
-/** Reads the inputs (INPUT_*, as the runner passes them) and their fallbacks from one environment. */
-export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const input = (name: string): string => (env[inputVariable(name)] ?? '').trim()
-  const explicit = (name: string): boolean => env[inputVariable(name)] !== undefined
-
-  const baseUrl = input('anthropic-base-url') || env.ANTHROPIC_BASE_URL || undefined
-  const apiKey = input('anthropic-api-key') || env.ANTHROPIC_API_KEY || ''
+/** The model endpoint and its credential: the inputs, else the environment. */
+function modelEndpoint(
+  baseInput: string,
+  keyInput: string,
+  env: NodeJS.ProcessEnv
+): { baseUrl: string | undefined; apiKey: string; authToken: string | undefined } {
+  const baseUrl = baseInput || env.ANTHROPIC_BASE_URL || undefined
+  const apiKey = keyInput || env.ANTHROPIC_API_KEY || ''
   const authToken = baseUrl ? undefined : env.ANTHROPIC_AUTH_TOKEN || undefined
   if (!apiKey && !authToken) {
     throw new SettingsError(
@@ -76,6 +77,33 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       throw new SettingsError(`Input anthropic-base-url must be a URL, got "${baseUrl}".`)
     }
   }
+  return { baseUrl, apiKey, authToken }
+}
+
+/** `network` and `allowed-domains`, each checked with one line naming the input. */
+function networkSettings(mode: string, domains: string): { network: 'allowlist' | 'open'; allowedDomains: string[] } {
+  const network = (mode || 'allowlist').trim().toLowerCase()
+  if (network !== 'allowlist' && network !== 'open') {
+    throw new SettingsError(`Input network must be "allowlist" or "open", got "${network}".`)
+  }
+  let allowedDomains: string[]
+  try {
+    allowedDomains = parseAllowedDomains(domains).map(entryText)
+  } catch (e) {
+    throw new SettingsError(
+      `Input allowed-domains must list host names (example.com), wildcards (*.example.com) or IP addresses, one a line or comma-separated: ${(e as Error).message}.`
+    )
+  }
+
+  return { network, allowedDomains }
+}
+
+/** Reads the inputs (INPUT_*, as the runner passes them) and their fallbacks from one environment. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const input = (name: string): string => (env[inputVariable(name)] ?? '').trim()
+  const explicit = (name: string): boolean => env[inputVariable(name)] !== undefined
+
+  const { baseUrl, apiKey, authToken } = modelEndpoint(input('anthropic-base-url'), input('anthropic-api-key'), env)
 
   // An explicitly empty list allows every command; an absent input means the defaults.
   const blocked = explicit('blocked-commands') ? lines(input('blocked-commands')) : [...DEFAULT_BLOCKED]
@@ -95,18 +123,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
   }
 
-  const network = (input('network') || 'allowlist').trim().toLowerCase()
-  if (network !== 'allowlist' && network !== 'open') {
-    throw new SettingsError(`Input network must be "allowlist" or "open", got "${network}".`)
-  }
-  let allowedDomains: string[]
-  try {
-    allowedDomains = parseAllowedDomains(input('allowed-domains')).map(entryText)
-  } catch (e) {
-    throw new SettingsError(
-      `Input allowed-domains must list host names (example.com), wildcards (*.example.com) or IP addresses, one a line or comma-separated: ${(e as Error).message}.`
-    )
-  }
+  const { network, allowedDomains } = networkSettings(input('network'), input('allowed-domains'))
 
   return {
     task: input('task').trim(),

@@ -18,21 +18,23 @@
 // (recoverSandbox) puts it right whatever moment the main step died at.
 import os from 'node:os'
 import path from 'node:path'
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readFileSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import { messageOf } from '../util'
 import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
 import type { ServerConfig } from './server'
-import { RECOVER_SOURCE, SERVER_SOURCE } from './server-source'
+import { SERVER_SOURCE } from './server-source'
 import { startServer, type ServerClient } from './client'
 import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
+import { nsMembers, recoverAsRoot, type SavedState } from './recover'
+
+export { recoverSandbox } from './recover'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
-import { MAX_PROCESSES, POWERFUL_GROUPS, RUN_USER, newRunUser } from './user'
+import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
 
@@ -101,24 +103,6 @@ export interface SandboxOptions {
   network?: { mode: 'allowlist' | 'open'; allowed: string[] }
 }
 
-/** What the post step needs: saved before each change it guards. */
-interface SavedState {
-  v: 1
-  priv: 'root' | 'sudo'
-  sudo?: string
-  node: string
-  rm: string
-  userdel?: string
-  /** the run's own user, recorded before it is made; removed with the run folder */
-  user?: string
-  /** the run folder, recorded before it is made */
-  runDir?: string
-  /** the PID namespace, once known */
-  ns?: string
-  /** a random word on the namespace's init's command line: a namespace inode reused by another run is never this run's */
-  key: string
-}
-
 /** How long set-up may take before the sandbox counts as unavailable (a huge workspace copy). */
 const SETUP_MAX_MS = 10 * 60_000
 
@@ -144,91 +128,6 @@ function envFor(
   })
   out.GITHUB_WORKSPACE = o.workdir
   return out
-}
-
-function nsMembers(ns: string): number[] {
-  const out: number[] = []
-  for (const n of readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue
-    try {
-      if (readlinkSync(`/proc/${n}/ns/pid`) === ns) out.push(Number(n))
-    } catch {
-      // gone, or not ours to look at
-    }
-  }
-  return out
-}
-
-/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir` and the run's user. Resolves with its problems. */
-function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
-  const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
-  const argv = asRootArgv(priv, [
-    state.node,
-    '-e',
-    RECOVER_SOURCE,
-    state.ns ?? '',
-    isRunDir(state.runDir) ? state.runDir : '',
-    state.rm,
-    state.key,
-    RUN_USER.test(state.user ?? '') ? (state.user as string) : '',
-    path.isAbsolute(state.userdel ?? '') ? (state.userdel as string) : ''
-  ])
-  return new Promise(resolve => {
-    let out = ''
-    let timer: NodeJS.Timeout | undefined
-    try {
-      // its own session: it goes on (and the post step finishes it) if we must stop waiting
-      const c = spawn(argv[0], argv.slice(1), {
-        cwd: '/',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        detached: true,
-        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' }
-      })
-      timer = setTimeout(() => {
-        c.unref()
-        c.stdout?.destroy()
-        resolve({
-          done: false,
-          problems: [`removing the run folder takes longer than ${Math.round(maxMs / 1000)} s; it goes on, and the post step finishes it`]
-        })
-      }, maxMs)
-      c.stdout?.on('data', (d: Buffer) => (out += d.toString()))
-      c.on('error', e => resolve({ done: false, problems: [`recovery helper: ${e.message}`] }))
-      c.on('close', code => {
-        clearTimeout(timer)
-        try {
-          const r = JSON.parse(out) as { killed: boolean; problems: string[] }
-          resolve({ done: code === 0 && r.problems.length === 0, problems: r.problems })
-        } catch {
-          resolve({ done: false, problems: [`recovery helper failed (exit ${code})`] })
-        }
-      })
-    } catch (e) {
-      clearTimeout(timer)
-      resolve({ done: false, problems: [`recovery helper: ${messageOf(e)}`] })
-    }
-  })
-}
-
-/**
- * For the post step: finish what the main step's release() did not (it was
- * killed, or ran out of time): kill what is left of the run's namespace and
- * remove its folder. `saved` is the state the main step saved; empty when
- * release() finished. Never throws; true when there was something to do.
- */
-export async function recoverSandbox(saved: string, log: (message: string) => void, maxMs = 10 * 60_000): Promise<boolean> {
-  let state: SavedState
-  try {
-    state = JSON.parse(saved) as SavedState
-  } catch {
-    return false
-  }
-  if (state?.v !== 1 || !path.isAbsolute(state.node ?? '') || !path.isAbsolute(state.rm ?? '')) return false
-  if (state.ns !== undefined && !/^pid:\[\d+\]$/.test(state.ns)) return false
-  if (!/^[0-9a-f]{32}$/.test(state.key ?? '')) return false
-  const r = await recoverAsRoot(state, maxMs)
-  log(`Sandbox: the main step ended before putting everything back; ${r.done ? 'done now' : `problems: ${r.problems.join('; ')}`}.`)
-  return true
 }
 
 /** What both modes start from: the programs, the privilege, and how to launch the server. */
@@ -351,6 +250,32 @@ function inside(root: string, files: string[]): string[] {
   return files.map(f => path.relative(real, realpathOr(f))).filter(r => r && !r.startsWith('..') && !path.isAbsolute(r))
 }
 
+/** What the command server is told to build in user mode. */
+function userServerConfig(
+  host: Host,
+  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[] }
+): ServerConfig {
+  const { opts } = host
+  return {
+    mode: 'user',
+    user: o.user,
+    newUser: !opts.user,
+    powerfulGroups: POWERFUL_GROUPS,
+    maxProcesses: MAX_PROCESSES,
+    workspace: opts.workspace,
+    runDir: o.runDir,
+    objects: o.git?.objects,
+    baseSha: o.git?.baseSha,
+    remotes: o.git?.remotes,
+    credentialFiles: inside(opts.workspace, o.found), // bare repositories, separate git dirs...: cleaned in the copy too
+    hide: runnerPlaces(opts.env),
+    reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
+    namespaced: true,
+    net: opts.network?.mode === 'allowlist',
+    bins: host.bins
+  }
+}
+
 /** The user sandbox, or why it could not be had (when falling back to none is safe). */
 async function prepareUser(host: Host, found: string[]): Promise<Sandbox | string> {
   const { opts, log, save } = host
@@ -359,24 +284,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
   const user = opts.user ?? newRunUser()
   const state = { ...(host.baseState() as SavedState), runDir, user }
   save(JSON.stringify(state)) // before the folder and the user exist
-  const server = host.launch({
-    mode: 'user',
-    user,
-    newUser: !opts.user,
-    powerfulGroups: POWERFUL_GROUPS,
-    maxProcesses: MAX_PROCESSES,
-    workspace: opts.workspace,
-    runDir,
-    objects: git?.objects,
-    baseSha: git?.baseSha,
-    remotes: git?.remotes,
-    credentialFiles: inside(opts.workspace, found), // bare repositories, separate git dirs...: cleaned in the copy too
-    hide: runnerPlaces(opts.env),
-    reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
-    namespaced: true,
-    net: opts.network?.mode === 'allowlist',
-    bins: host.bins
-  })
+  const server = host.launch(userServerConfig(host, { git, runDir, user, found }))
   try {
     const ready = await withTimeout(server.ready, SETUP_MAX_MS)
     save(JSON.stringify({ ...state, ns: ready.ns }))

@@ -1,7 +1,8 @@
 // The command server and the recovery helper as the source text `node -e`
 // runs as root: never a file the agent could change. The set-up functions
 // travel beside the server's own and reach it as its `lib` parameter.
-import { commandServer, recoverRun } from './server'
+import { commandServer } from './server'
+import { recoverRun } from './server-recover'
 import {
   buildCopy,
   cleanConfig,
