@@ -171,8 +171,10 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
     // The one patch is against the copy's start (the checkout): it brings the branch's change and the run's own
     // to the workspace, while the commit onto the branch holds only the run's own (above). Showing only the run's
     // own change in the report again is left for the next round.
-    expect(second.run.outputs['changed-files']).toBe('2')
+    // (in none mode the agent worked in the workspace, which already held the branch's change: its own only)
+    expect(second.run.outputs['changed-files']).toBe(sandbox === 'user' ? '2' : '1')
     expect(readFileSync(second.run.outputs.patch, 'utf8')).toContain('src/add.test.js')
+    if (sandbox === 'none') expect(readFileSync(second.run.outputs.patch, 'utf8')).not.toContain('src/add.js\n')
   })
 
   it("the second run's workspace holds the branch's state for later steps", () => {
