@@ -147,6 +147,20 @@ interface MdNode {
 const TAG_WITH_ATTRIBUTES = /<(\/?[A-Za-z][A-Za-z0-9-]*)(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*\s*(\/?)>/g
 
 /**
+ * The text the parser reads, with the `<` of every opener left unclosed (`<?`,
+ * `<!x`; `removeSpans` took out every closed one) swapped for a character the
+ * text lacks: each such opener made the parser scan to the end, quadratic in
+ * their number. The swap keeps offsets; `restore` undoes it in parser values.
+ */
+function withoutUnclosedOpeners(text: string): { parsed: string; restore: (s: string) => string } {
+  if (!/<[?!]/.test(text)) return { parsed: text, restore: s => s }
+  let code = 0xe000
+  while (code < 0xf8ff && text.includes(String.fromCharCode(code))) code++
+  const stand = String.fromCharCode(code)
+  return { parsed: text.replace(/<(?=[?!])/g, stand), restore: s => s.split(stand).join('<') }
+}
+
+/**
  * What GitHub's renderer shows nothing of, judged by a CommonMark (GFM) parser
  * rather than by patterns: link reference definitions no link uses (however
  * their parts are spread over lines), the attributes of raw HTML, links with
@@ -154,9 +168,10 @@ const TAG_WITH_ATTRIBUTES = /<(\/?[A-Za-z][A-Za-z0-9-]*)(?:\s+[^\s"'>/=]+(?:\s*=
  */
 function removeUnrendered(text: string): string {
   if (!/[\]<]/.test(text)) return text
+  const { parsed, restore } = withoutUnclosedOpeners(text)
   let tree: MdNode
   try {
-    tree = fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as MdNode
+    tree = fromMarkdown(parsed, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }) as MdNode
   } catch {
     return text
   }
@@ -174,12 +189,13 @@ function removeUnrendered(text: string): string {
     const { start, end } = span(n)
     if (start === undefined || end === undefined) return
     if (n.type === 'definition') {
-      edits.push({ start, end, text: used.has(n.identifier ?? '') ? `[${n.label ?? ''}]: ${n.url ?? ''}` : '' })
+      edits.push({ start, end, text: used.has(n.identifier ?? '') ? restore(`[${n.label ?? ''}]: ${n.url ?? ''}`) : '' })
       return false
     }
     if (n.type === 'html') {
-      const bare = (n.value ?? '').replace(TAG_WITH_ATTRIBUTES, '<$1$2>')
-      if (bare !== n.value) edits.push({ start, end, text: bare })
+      const value = text.slice(start, end)
+      const bare = value.replace(TAG_WITH_ATTRIBUTES, '<$1$2>')
+      if (bare !== value) edits.push({ start, end, text: bare })
       return false
     }
     if (n.type === 'link') {
