@@ -182,7 +182,10 @@ describe('endings', () => {
   })
 
   it('failing for good (500): after the retries, a clear sentence and the step fails', async () => {
-    const { run, comment, anthropic } = await agent([bash('echo one')], { anthropic: { afterScript: { status: 500 } } })
+    // retry-after-ms 1: the SDK retries at once (the backoff itself is the test above)
+    const { run, comment, anthropic } = await agent([bash('echo one')], {
+      anthropic: { afterScript: { status: 500, headers: { 'retry-after-ms': '1' } } }
+    })
     expect(run.code).toBe(1)
     expect(run.outputs).toMatchObject({ 'exit-reason': 'error', turns: '1', commands: '1' })
     expect(anthropic.requests).toHaveLength(1 + 1 + 4)
