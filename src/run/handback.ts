@@ -41,12 +41,12 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
   const deadline = Date.now() + budget - 1000 // no commit request after this: the report is never overtaken
   const repo = github.repo
   // a copy that started from the thread's branch is diffed against its tree and committed onto it
-  const { base, onto } = c.thread?.branch.forHandBack(c.base) ?? { base: c.base }
+  const { base, onto, carried } = c.thread?.branch.forHandBack(c.base) ?? { base: c.base }
   const work = handBack({
     mode: c.settings.changes,
     base: await within(base, budget, undefined),
     workspace: c.workspace,
-    source: c.source,
+    source: { ...c.source, carried },
     containsSecret: text => out.redactor.contains(text),
     patchDir: process.env.RUNNER_TEMP || tmpdir(),
     patchName: `bash-agent-${runId}-${c.startedAt}.patch`,
