@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { computePatch, type FileChange, type Patch } from '../src/changes/patch'
 import { applyPatch, safeRelative } from '../src/changes/apply'
-import { checkLimits, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
+import { checkLimits, checkShapes, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
 import { handBack, readBase, localExec, type ChangesReport } from '../src/changes'
 import { renderChanges } from '../src/changes/render'
 import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
@@ -221,6 +221,19 @@ describe('limits', () => {
       ['f0', 'larger than 20 MiB (the limit for one file)'],
       [`f${MAX_CHANGED_FILES + 1}`, `over the limit of ${MAX_CHANGED_FILES} changed files`]
     ])
+  })
+
+  it('a .gitmodules added or changed (in any case) is held back with its reason; its removal and one in a subfolder are not', () => {
+    const files: FileChange[] = [
+      { ...f(1), path: '.gitmodules' },
+      { ...f(2), path: '.GitModules', status: 'modified', oldMode: '100644', oldSha: f(9).newSha },
+      { ...f(3), path: '.gitmodules', oldPath: 'm.txt', status: 'renamed' },
+      { ...f(4), path: '.gitmodules', status: 'deleted', newMode: undefined, newSha: undefined, oldMode: '100644', oldSha: f(8).newSha },
+      { ...f(5), path: 'docs/.gitmodules' }
+    ]
+    const held = checkShapes(files, new Map())
+    expect(held.map(h => h.file)).toEqual(files.slice(0, 3))
+    for (const h of held) expect(h.why).toBe('it configures submodules (where they are fetched from), which the agent may not change')
   })
 })
 

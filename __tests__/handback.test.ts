@@ -190,18 +190,20 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
           "printf 'x\\n' > \"$(printf 'report\\u202efdp.exe')\"",
           "printf 'a\\033[31mred\\bX\\fY\\aZ \\u2066hidden\\u2069\\n' > ctl.txt",
           "printf 'enc.txt working-tree-encoding=UTF-16LE text\\n' > .gitattributes && printf 'h\\000i\\000\\n\\000' > enc.txt",
-          'mkdir -p .github/actions/x && echo "runs: {using: composite, steps: []}" > .github/actions/x/action.yml'
+          'mkdir -p .github/actions/x && echo "runs: {using: composite, steps: []}" > .github/actions/x/action.yml',
+          'printf \'[submodule "x"]\\n\\tpath = x\\n\\turl = https://example.invalid/x\\n\' > .gitmodules'
         )
       ]
     })
     expect(r.run.code).toBe(0)
-    for (const held of ['abs-link', 'esc-link', 'Docs.txt', 'docs.txt']) {
+    for (const held of ['abs-link', 'esc-link', 'Docs.txt', 'docs.txt', '.gitmodules']) {
       expect(r.comment).toContain(held)
       expect(existsSync(join(r.ws, held)) && mode === 'user').toBe(false)
     }
     expect(r.comment).toMatch(/abs-link[^\n]*absolute path/)
     expect(r.comment).toMatch(/esc-link[^\n]*leaves the repository/)
     expect(r.comment).toMatch(/differs only in case/)
+    expect(r.comment).toMatch(/\.gitmodules[^\n]*configures submodules/)
     // eslint-disable-next-line no-control-regex -- the characters that must not come through
     expect(r.comment).not.toMatch(/[\u202e\u2066\u2069\u001b\u0008\u000c\u0007]/)
     expect(r.comment).toContain('changes CI or review configuration')
@@ -209,7 +211,7 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     const tree = execFileSync('git', ['ls-tree', '-r', '--name-only', sha], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } }).toString()
     expect(tree).toContain('.github/actions/x/action.yml')
     expect(tree).toContain('ok-link')
-    expect(tree).not.toMatch(/abs-link|esc-link|Docs\.txt|docs\.txt/)
+    expect(tree).not.toMatch(/abs-link|esc-link|Docs\.txt|docs\.txt|\.gitmodules/)
     const enc = execFileSync('git', ['cat-file', 'blob', `${sha}:enc.txt`], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } })
     expect(enc.equals(Buffer.from('h\0i\0\n\0', 'latin1'))).toBe(true)
     expect(r.db.created.pulls[0]?.body ?? '').toContain('Changes CI or review configuration')

@@ -76,8 +76,11 @@ export function checkSecrets(
 
 /**
  * Shapes that do not come back: a symlink whose target is absolute or leaves
- * the repository (`-> /proc/self/environ`, `-> ../../x`), and paths that differ
- * only in case (on a case-insensitive checkout one overwrites the other).
+ * the repository (`-> /proc/self/environ`, `-> ../../x`), paths that differ
+ * only in case (on a case-insensitive checkout one overwrites the other), and
+ * a top-level `.gitmodules` added or changed: it says where submodules are
+ * fetched from (any URL, for every later `git submodule update`), and
+ * submodules themselves never come back.
  */
 export function checkShapes(files: FileChange[], blobs: Map<string, Buffer>): Hold[] {
   const held: Hold[] = []
@@ -89,6 +92,10 @@ export function checkShapes(files: FileChange[], blobs: Map<string, Buffer>): Ho
   }
   for (const file of files) {
     if (file.status === 'deleted') continue
+    if (file.path.toLowerCase() === '.gitmodules') {
+      held.push({ file, why: 'it configures submodules (where they are fetched from), which the agent may not change' })
+      continue
+    }
     if (file.newMode === '120000') {
       const target = (file.newSha ? blobs.get(file.newSha) : undefined)?.toString('utf8') ?? ''
       const inside = posix.normalize(posix.join(posix.dirname(file.path), target))
