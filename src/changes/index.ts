@@ -20,7 +20,8 @@ export interface Base {
 
 export type ChangesReport =
   | { kind: 'no-repository' } // the workspace is no git checkout: nothing to compare with
-  | { kind: 'failed'; why: string }
+  /** `inPlace`: the agent worked in the workspace, where its changes are, unchecked */
+  | { kind: 'failed'; why: string; inPlace?: boolean }
   | {
       kind: 'computed'
       mode: ChangesMode
@@ -30,7 +31,18 @@ export type ChangesReport =
       handback?: Handback
       /** why no commit was tried although the mode asked for one */
       notCommitted?: string
+      /** why the checked patch was not applied to the workspace although the mode asked for it */
+      notApplied?: string
     }
+
+/**
+ * A hand-back the caller may stop (its budget spent): `report` is what it has
+ * reached so far; once `stopped` is set nothing more is applied or committed.
+ */
+export interface HandBackProgress {
+  stopped?: string
+  report?: ChangesReport
+}
 
 /** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
 export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
@@ -95,6 +107,7 @@ export interface HandBackOptions {
   log: (message: string) => void
   /** for what went wrong (a warning on the runner) */
   warn?: (message: string) => void
+  progress?: HandBackProgress
 }
 
 /** Where the run answers, as a commit target: an issue, or a pull request (also for review threads). */
@@ -153,11 +166,13 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     `Changes: ${patch.files.length} file${patch.files.length === 1 ? '' : 's'} changed${patch.heldBack.length ? `, ${patch.heldBack.length} held back` : ''}.`
   )
   for (const h of patch.heldBack) o.log(`Changes: held back ${JSON.stringify(h.path)}: ${h.why}`)
+  if (o.progress) o.progress.report = report
   if (patch.files.length === 0 && !computed.carried?.files.length) return report
 
   const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, patch.diff, warn) : undefined
   if (patchFile) report.patchFile = patchFile
   if (o.source.inPlace) report.applied = { kind: 'in-place' }
+  else if (o.mode !== 'none' && o.progress?.stopped) report.notApplied = o.progress.stopped
   else if (o.mode !== 'none') {
     report.applied = applyToWorkspace(o.workspace, computed)
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
@@ -202,6 +217,7 @@ async function commitChanges(
   warn: (message: string) => void
 ): Promise<{ notCommitted: string } | { handback: Handback }> {
   if (o.noCommit) return { notCommitted: o.noCommit }
+  if (o.progress?.stopped) return { notCommitted: o.progress.stopped }
   if (!o.commit) return { notCommitted: 'there is no github-token or repository to commit with' }
   let h: Handback
   try {
@@ -220,7 +236,8 @@ async function commitChanges(
 export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: string) => string): void {
   const computed = r?.kind === 'computed' ? r : undefined
   const h = computed?.handback?.kind === 'committed' ? computed.handback : undefined
-  core.setOutput('changed-files', String(computed?.patch.files.length ?? 0))
+  // unknown (not '0') when the hand-back failed: there may well have been changes
+  core.setOutput('changed-files', r?.kind === 'failed' ? '' : String(computed?.patch.files.length ?? 0))
   core.setOutput('patch', computed?.patchFile ?? '')
   core.setOutput('branch', redact(h?.branch ?? ''))
   core.setOutput('commit-sha', h?.sha ?? '')
