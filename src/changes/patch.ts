@@ -156,6 +156,8 @@ export function safeGit(exec: Exec, scratch: { gitDir: string; index: string; ho
     'core.fsmonitor=false',
     'core.untrackedCache=false',
     'core.autocrlf=false',
+    // the scratch store is thrown away: the fastest compression (a big change is hashed and written once)
+    'core.looseCompression=1',
     'core.symlinks=true',
     'core.filemode=true',
     'core.attributesFile=/dev/null',
@@ -365,7 +367,8 @@ async function carriedPart(git: ScratchGit, start: string, tree: string, contain
 async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBack[], opts: PatchOptions): Promise<ComputedPatch> {
   const secretFiles: FileChange[] = []
   for (let round = 0; ; round++) {
-    const files = await changesOf(git, DIFF_ARGS, [against])
+    // the line counts (numstat) only once nothing is held back for a limit: they read every blob
+    let files = parseRaw(await git([...DIFF_ARGS, '--raw', '-z', '--no-abbrev', against])).map(e => toChange(e, new Map()))
     const sizes = await blobSizes(
       git,
       files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
@@ -374,6 +377,7 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
     let blobs = new Map<string, Buffer>()
     let diff = ''
     if (holds.length === 0) {
+      files = await changesOf(git, DIFF_ARGS, [against])
       blobs = await readBlobs(
         git,
         files.flatMap(f => (f.newSha ? [f.newSha] : []))
