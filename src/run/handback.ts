@@ -1,5 +1,5 @@
 // The agent's work handed back (src/changes): computed, checked, applied and,
-// when asked for, committed, within the time the run has left; never throws.
+// when asked for, committed, within its budget (said when it runs out); never throws.
 import { tmpdir } from 'node:os'
 import { dirname } from 'node:path'
 import {
