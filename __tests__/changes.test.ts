@@ -202,6 +202,46 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
   })
 })
 
+describe("a copy that started from the thread's branch (the carried patch applied after its start)", () => {
+  it("the run's patch holds its own changes only; the workspace receives the carried patch and them", async () => {
+    const { ws } = workspace()
+    const copy = tmp('copy-carried')
+    execFileSync('cp', ['-a', `${ws}/.`, copy])
+    const carried = [
+      'diff --git a/src/a.txt b/src/a.txt',
+      '--- a/src/a.txt',
+      '+++ b/src/a.txt',
+      '@@ -1,2 +1,2 @@',
+      ' one',
+      '-two',
+      '+two, from the branch',
+      ''
+    ].join('\n')
+    execFileSync('git', ['apply', '-'], { cwd: copy, env: ENV, input: carried })
+    writeFileSync(join(copy, 'own.txt'), "the run's own\n")
+    const r = await handBack({
+      mode: 'apply',
+      base: await readBase(ws, localExec),
+      workspace: ws,
+      source: {
+        workdir: copy,
+        exec: localExec,
+        inPlace: false,
+        start: { tree: git(ws, 'rev-parse', 'HEAD^{tree}'), objects: join(ws, '.git', 'objects') },
+        carried
+      },
+      containsSecret: contains,
+      patchDir: tmp('out-carried'),
+      patchName: 'p.patch',
+      log: () => undefined
+    })
+    expect(r.kind === 'computed' && r.patch.files.map(f => f.path)).toEqual(['own.txt'])
+    expect(r.kind === 'computed' && r.applied).toEqual({ kind: 'applied', files: 2, failed: [] })
+    expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe('one\ntwo, from the branch\n')
+    expect(readFileSync(join(ws, 'own.txt'), 'utf8')).toBe("the run's own\n")
+  })
+})
+
 describe('limits', () => {
   const f = (i: number): FileChange => ({
     path: `f${i}`,
