@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { computePatch, type FileChange, type Patch } from '../src/changes/patch'
 import { applyPatch, safeRelative } from '../src/changes/apply'
-import { checkLimits, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
+import { checkLimits, checkShapes, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
 import { handBack, readBase, localExec, type ChangesReport } from '../src/changes'
 import { renderChanges } from '../src/changes/render'
 import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
@@ -202,6 +202,46 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
   })
 })
 
+describe("a copy that started from the thread's branch (the carried patch applied after its start)", () => {
+  it("the run's patch holds its own changes only; the workspace receives the carried patch and them", async () => {
+    const { ws } = workspace()
+    const copy = tmp('copy-carried')
+    execFileSync('cp', ['-a', `${ws}/.`, copy])
+    const carried = [
+      'diff --git a/src/a.txt b/src/a.txt',
+      '--- a/src/a.txt',
+      '+++ b/src/a.txt',
+      '@@ -1,2 +1,2 @@',
+      ' one',
+      '-two',
+      '+two, from the branch',
+      ''
+    ].join('\n')
+    execFileSync('git', ['apply', '-'], { cwd: copy, env: ENV, input: carried })
+    writeFileSync(join(copy, 'own.txt'), "the run's own\n")
+    const r = await handBack({
+      mode: 'apply',
+      base: await readBase(ws, localExec),
+      workspace: ws,
+      source: {
+        workdir: copy,
+        exec: localExec,
+        inPlace: false,
+        start: { tree: git(ws, 'rev-parse', 'HEAD^{tree}'), objects: join(ws, '.git', 'objects') },
+        carried
+      },
+      containsSecret: contains,
+      patchDir: tmp('out-carried'),
+      patchName: 'p.patch',
+      log: () => undefined
+    })
+    expect(r.kind === 'computed' && r.patch.files.map(f => f.path)).toEqual(['own.txt'])
+    expect(r.kind === 'computed' && r.applied).toEqual({ kind: 'applied', files: 2, failed: [] })
+    expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe('one\ntwo, from the branch\n')
+    expect(readFileSync(join(ws, 'own.txt'), 'utf8')).toBe("the run's own\n")
+  })
+})
+
 describe('limits', () => {
   const f = (i: number): FileChange => ({
     path: `f${i}`,
@@ -221,6 +261,19 @@ describe('limits', () => {
       ['f0', 'larger than 20 MiB (the limit for one file)'],
       [`f${MAX_CHANGED_FILES + 1}`, `over the limit of ${MAX_CHANGED_FILES} changed files`]
     ])
+  })
+
+  it('a .gitmodules added or changed (in any case) is held back with its reason; its removal and one in a subfolder are not', () => {
+    const files: FileChange[] = [
+      { ...f(1), path: '.gitmodules' },
+      { ...f(2), path: '.GitModules', status: 'modified', oldMode: '100644', oldSha: f(9).newSha },
+      { ...f(3), path: '.gitmodules', oldPath: 'm.txt', status: 'renamed' },
+      { ...f(4), path: '.gitmodules', status: 'deleted', newMode: undefined, newSha: undefined, oldMode: '100644', oldSha: f(8).newSha },
+      { ...f(5), path: 'docs/.gitmodules' }
+    ]
+    const held = checkShapes(files, new Map())
+    expect(held.map(h => h.file)).toEqual(files.slice(0, 3))
+    for (const h of held) expect(h.why).toBe('it configures submodules (where they are fetched from), which the agent may not change')
   })
 })
 

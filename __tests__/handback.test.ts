@@ -160,6 +160,13 @@ function fingerprint(file: { mode: string; bytes: Buffer } | undefined): { mode:
 
 const FIX = "sed -i 's/return a - b/return a + b/' src/add.js"
 
+/** Half of a 25 MiB change: one file, under the 20 MiB limit for one file. */
+const HALF_25_MIB = 12.5 * 1024 * 1024
+/** Text the agent generates with `yes '<n> LINE' | head -c <size>`, compared by hash. */
+const LINE = 'a line of a large generated file, 0123456789\n'
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex')
+const linesSha = (n: string, size: number) => sha256(Buffer.from(`${n} ${LINE}`.repeat(Math.ceil(size / LINE.length))).subarray(0, size))
+
 /** Both ways the agent works: in its copy (user) and in the workspace itself (none). */
 let mode = 'user'
 
@@ -179,7 +186,7 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(r.db.created.commits).toEqual([])
   }, 120_000)
 
-  it('symlinks leaving the repository, case collisions (held back); bidi and control characters (inert); .gitattributes encoding (bytes kept); .github/actions (committed, flagged)', async () => {
+  it('symlinks leaving the repository, case collisions, .gitmodules (held back); bidi and control characters, names and contents that would break the comment (inert); .gitattributes encoding (bytes kept); .github/actions (committed, flagged)', async () => {
     const r = await handback({
       changes: 'pull-request',
       script: [
@@ -190,26 +197,36 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
           "printf 'x\\n' > \"$(printf 'report\\u202efdp.exe')\"",
           "printf 'a\\033[31mred\\bX\\fY\\aZ \\u2066hidden\\u2069\\n' > ctl.txt",
           "printf 'enc.txt working-tree-encoding=UTF-16LE text\\n' > .gitattributes && printf 'h\\000i\\000\\n\\000' > enc.txt",
-          'mkdir -p .github/actions/x && echo "runs: {using: composite, steps: []}" > .github/actions/x/action.yml'
+          'mkdir -p .github/actions/x && echo "runs: {using: composite, steps: []}" > .github/actions/x/action.yml',
+          'printf \'[submodule "x"]\\n\\tpath = x\\n\\turl = https://example.invalid/x\\n\' > .gitmodules',
+          "touch $'x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt'",
+          `printf '\`\`\`\`\`\`\\n</details>\\n@octocat see ![x](https://evil.example/p.png)\\n' > notes.md`
         )
       ]
     })
     expect(r.run.code).toBe(0)
-    for (const held of ['abs-link', 'esc-link', 'Docs.txt', 'docs.txt']) {
+    for (const held of ['abs-link', 'esc-link', 'Docs.txt', 'docs.txt', '.gitmodules']) {
       expect(r.comment).toContain(held)
       expect(existsSync(join(r.ws, held)) && mode === 'user').toBe(false)
     }
     expect(r.comment).toMatch(/abs-link[^\n]*absolute path/)
     expect(r.comment).toMatch(/esc-link[^\n]*leaves the repository/)
     expect(r.comment).toMatch(/differs only in case/)
+    expect(r.comment).toMatch(/\.gitmodules[^\n]*configures submodules/)
     // eslint-disable-next-line no-control-regex -- the characters that must not come through
     expect(r.comment).not.toMatch(/[\u202e\u2066\u2069\u001b\u0008\u000c\u0007]/)
     expect(r.comment).toContain('changes CI or review configuration')
+    // names and contents the agent chose cannot break the comment, fake its sections or ping anyone
+    expect(openFence(r.comment)).toBeUndefined()
+    expect(r.comment.match(/^### Changes$/gm)).toHaveLength(1)
+    expect(r.comment).toContain('<summary>Commands (10)</summary>')
+    expect(r.comment).not.toMatch(/(?<![A-Za-z0-9])@octocat/)
+    expect(r.comment).toContain('A "x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt"  +0 −0') // one quoted line, inside the fence
     const sha = r.run.outputs['commit-sha']
     const tree = execFileSync('git', ['ls-tree', '-r', '--name-only', sha], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } }).toString()
     expect(tree).toContain('.github/actions/x/action.yml')
     expect(tree).toContain('ok-link')
-    expect(tree).not.toMatch(/abs-link|esc-link|Docs\.txt|docs\.txt/)
+    expect(tree).not.toMatch(/abs-link|esc-link|Docs\.txt|docs\.txt|\.gitmodules/)
     const enc = execFileSync('git', ['cat-file', 'blob', `${sha}:enc.txt`], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } })
     expect(enc.equals(Buffer.from('h\0i\0\n\0', 'latin1'))).toBe(true)
     expect(r.db.created.pulls[0]?.body ?? '').toContain('Changes CI or review configuration')
@@ -326,33 +343,6 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     ])
   }, 120_000)
 
-  it('a run stopped at a limit still hands its work back', async () => {
-    const r = await handback({ script: [bash(FIX), bash('echo never run')], changes: 'branch', inputs: { 'max-turns': '2' } })
-    expect(r.run.code).toBe(0)
-    expect(r.run.outputs['exit-reason']).toBe('max_turns')
-    expect(r.comment).toContain('Stopped at the turn limit')
-    expect(r.comment).toContain('+  return a + b')
-    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
-  }, 120_000)
-
-  it('file names and contents the agent chose cannot break the comment, fake its sections or ping anyone', async () => {
-    const r = await handback({
-      script: [
-        bash(
-          "touch $'x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt'",
-          `printf '\`\`\`\`\`\`\\n</details>\\n@octocat see ![x](https://evil.example/p.png)\\n' > notes.md`
-        )
-      ]
-    })
-    expect(r.run.code).toBe(0)
-    expect(r.run.outputs['changed-files']).toBe('2')
-    expect(openFence(r.comment)).toBeUndefined()
-    expect(r.comment.match(/^### Changes$/gm)).toHaveLength(1)
-    expect(r.comment).toContain('<summary>Commands (2)</summary>')
-    expect(r.comment).not.toMatch(/(?<![A-Za-z0-9])@octocat/)
-    expect(r.comment).toContain('A "x\\n```\\n<details><summary>\\n### Changes\\n@octocat.txt"  +0 −0') // one quoted line, inside the fence
-  }, 120_000)
-
   it('no change at all: no branch, no commit, "No changes" in the report, changed-files 0', async () => {
     const r = await handback({ script: [bash('cat README.md')], changes: 'pull-request' })
     expect(r.run.code).toBe(0)
@@ -362,30 +352,37 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(r.run.outputs).toMatchObject({ 'changed-files': '0', patch: '', branch: '', 'commit-sha': '', 'pull-request-url': '' })
   }, 120_000)
 
-  it('a workflow file is shown and applied but never committed, and the report says so', async () => {
-    const r = await handback({
-      changes: 'branch',
-      script: [bash(FIX, 'mkdir -p .github/workflows && printf "on: push\\njobs: {}\\n" > .github/workflows/evil.yml')]
-    })
-    expect(r.run.code).toBe(0)
-    expect(existsSync(join(r.ws, '.github/workflows/evil.yml'))).toBe(true)
-    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
-    expect(r.comment).toContain('A .github/workflows/evil.yml  +2 −0, workflow: not committed')
-    expect(r.comment).toContain('1 change under .github/workflows/ was applied but not committed')
-    expect(readFileSync(r.run.outputs.patch, 'utf8')).toContain('.github/workflows/evil.yml')
-  }, 120_000)
-
-  it('a file holding the API key (as is, or base64) is held back everywhere: report, patch, workspace, commit', async () => {
+  // One run, three scenarios (the suite is slow: each run costs seconds): stopped at a limit, a workflow file, a secret.
+  it('a run stopped at a limit still hands its work back; a workflow file is shown and applied, never committed; a file holding the API key (as is, or base64) is held back everywhere', async () => {
     const b64 = Buffer.from(`key=${API_KEY}\n`).toString('base64')
     const r = await handback({
       changes: 'branch',
-      script: [bash(FIX, `echo ${b64} | base64 -d > leak.txt`, `echo ${b64} > leak64.txt`)]
+      inputs: { 'max-turns': '2' },
+      script: [
+        bash(
+          FIX,
+          'mkdir -p .github/workflows && printf "on: push\\njobs: {}\\n" > .github/workflows/evil.yml',
+          `echo ${b64} | base64 -d > leak.txt`,
+          `echo ${b64} > leak64.txt`
+        ),
+        bash('echo never run')
+      ]
     })
     expect(r.run.code).toBe(0)
+    // stopped at the turn limit, its work handed back all the same
+    expect(r.run.outputs['exit-reason']).toBe('max_turns')
+    expect(r.comment).toContain('Stopped at the turn limit')
+    expect(r.comment).toContain('+  return a + b')
+    // the workflow file: applied and shown, never committed
+    expect(existsSync(join(r.ws, '.github/workflows/evil.yml'))).toBe(true)
+    expect(r.comment).toContain('A .github/workflows/evil.yml  +2 −0, workflow: not committed')
+    expect(r.comment).toContain('1 change under .github/workflows/ was applied but not committed')
+    const patch = readFileSync(r.run.outputs.patch, 'utf8')
+    expect(patch).toContain('.github/workflows/evil.yml')
+    // the secret: held back from the report, the patch, the workspace and the commit
     expect(r.comment).toContain('Held back')
     expect(r.comment).toMatch(/leak\.txt: it holds a secret/)
     expect(r.comment).toMatch(/leak64\.txt: it holds a secret/)
-    const patch = readFileSync(r.run.outputs.patch, 'utf8')
     expect(patch).not.toContain('leak')
     expect(patch).not.toContain(API_KEY)
     expect(patch).not.toContain(b64.slice(4, 30))
@@ -394,25 +391,41 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M' })
     const log = r.run.stdout.replace(/^::add-mask::.*$/gm, '') // the mask itself is how the runner learns the secret
     for (const body of [r.comment, r.run.summary, log, JSON.stringify(r.run.outputs)]) expect(body).not.toContain(API_KEY)
-    expect(r.run.outputs['changed-files']).toBe('1')
+    expect(r.run.outputs['changed-files']).toBe('2')
   }, 120_000)
 
-  it('2,000 changed files and a 5 MB diff: the comment stays within 65,536 characters; the patch file is whole; the summary lists every file', async () => {
+  it('5,100 new files and a 25 MiB change: the 5,001st file onwards held back, named and absent; the rest and the 25 MiB whole; the comment within 65,536 characters', async () => {
     const r = await handback({
-      script: [bash('mkdir -p many && for i in $(seq 1 2000); do echo "file $i" > many/f$i.txt; done', 'seq 1 700000 > big.txt')]
+      script: [
+        bash(
+          `mkdir -p big many && ${['a', 'b'].map(n => `yes '${n} ${LINE.trim()}' | head -c ${HALF_25_MIB} > big/${n}.txt`).join(' && ')}`,
+          // with the two big files, 5,100 new files; in path order big/ comes first, so many/f4999.txt is the 5,001st
+          'for i in $(seq -w 1 5098); do echo "file $i" > many/f$i.txt; done'
+        )
+      ]
     })
     expect(r.run.code).toBe(0)
     expect([...r.comment].length).toBeLessThanOrEqual(65536)
-    expect(r.comment).toContain('2,001 files changed')
-    expect(r.comment).toMatch(/more \(the job summary and the patch file have them all\)/)
-    expect(r.run.outputs['changed-files']).toBe('2001')
+    expect(r.comment).toContain('5,000 files changed')
+    expect(r.run.outputs['changed-files']).toBe('5000')
+    expect(r.comment).toContain('many/f4999.txt: over the limit of 5000 changed files')
+    for (const i of ['4999', '5050', '5098']) {
+      expect(r.run.summary).toContain(`many/f${i}.txt: over the limit of 5000 changed files`)
+      expect(existsSync(join(r.ws, `many/f${i}.txt`))).toBe(false)
+    }
+    for (const i of ['0001', '4998']) {
+      expect(readFileSync(join(r.ws, `many/f${i}.txt`), 'utf8')).toBe(`file ${i}\n`)
+      expect(r.run.summary).toContain(`A many/f${i}.txt`)
+    }
+    for (const n of ['a', 'b'])
+      expect({ n, sha: sha256(readFileSync(join(r.ws, `big/${n}.txt`))) }).toEqual({ n, sha: linesSha(n, HALF_25_MIB) })
     const patch = readFileSync(r.run.outputs.patch, 'utf8')
-    expect(patch.length).toBeGreaterThan(5_000_000)
-    expect(patch.match(/^diff --git /gm)).toHaveLength(2001)
-    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['big.txt', 'many/f1.txt', 'many/f2000.txt'])
+    expect(patch.length).toBeGreaterThan(2 * HALF_25_MIB)
+    expect(patch.match(/^diff --git /gm)).toHaveLength(5000)
+    expect(patch).not.toContain('many/f4999.txt')
+    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['big/a.txt', 'big/b.txt', 'many/f0001.txt', 'many/f4998.txt'])
     expect(Buffer.byteLength(r.run.summary)).toBeLessThanOrEqual(1024 * 1024)
-    for (const i of [1, 999, 2000]) expect(r.run.summary).toContain(`A many/f${i}.txt`)
-  }, 180_000)
+  }, 240_000)
 
   it('a pull request from a fork: no commit, the report says why and holds the diff', async () => {
     const r = await handback({

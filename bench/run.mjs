@@ -6,7 +6,7 @@
 //   npm run bench                                   # runs dist/index.js
 //   ACTION_DIST=/tmp/dist-perf npm run bench        # runs another build (e.g. `npx ncc build src/index.ts -o /tmp/dist-perf`)
 //   node bench/run.mjs --only=cold,memory --runs=20 # some figures (cold, turns, command, spawn, memory,
-//                                                   # cache, sandbox), more cold-start runs
+//                                                   # cache, sandbox, proxy, handback), more cold-start runs
 //
 // Each timed figure is a ratio to the floor (bench/floor/index.mjs: a JavaScript action on Node's
 // built-ins doing the least the job needs), run alternately with the action in the same bench run,
@@ -34,6 +34,8 @@
 //   proxy           the run's proxy (src/network/proxy.ts, in this process) between a client and a
 //                   local HTTP server: median added latency of one fetch over 300 (keep-alive off on
 //                   both paths, so each goes through a fresh connection, as a command's would)
+//   hand-back       (bench/handback.mjs) the agent's changes handed back, 10 MiB and 100 MiB of new
+//                   files, below the action (patch from the sandbox, checks, apply), and their ratio
 //   cache ratio     billed input tokens (billedInputTokens in src/agent/cost.ts: cache writes 1.25x,
 //                   reads 0.1x) of a 30-turn run with the action's cache breakpoints, over the same
 //                   run with every cache_control stripped on the way to the fake (by a proxy here)
@@ -524,6 +526,7 @@ try {
   if (want('cache')) await cacheRatio()
   if (want('sandbox')) await sandboxFigures()
   if (want('proxy')) await proxyLatency()
+  if (want('handback')) await (await import('./handback.mjs')).handbackFigures({ report, fmt })
 } finally {
   cleanupRuns()
   rmSync(scratch, { recursive: true, force: true })

@@ -6,6 +6,7 @@
 import type { FileChange } from './patch'
 import { sectionsOf } from './patch'
 import { posix } from 'node:path'
+import { isAscii } from 'node:buffer'
 
 /** Most changed files handed back; the rest (in path order) are held back. */
 export const MAX_CHANGED_FILES = 5000
@@ -45,9 +46,19 @@ export function checkLimits(files: FileChange[], sizes: Map<string, number>): Ho
 }
 
 /**
+ * The new bytes as UTF-8 and as Latin-1: one pass where both read the same
+ * (ASCII), so a big text file is read once.
+ */
+function contentHoldsSecret(content: Buffer, containsSecret: (text: string) => boolean): boolean {
+  return containsSecret(content.toString('utf8')) || (!isAscii(content) && containsSecret(content.toString('latin1')))
+}
+
+/**
  * Secrets: in a file's name, its new bytes (read as UTF-8 and as Latin-1, so a
  * secret in a binary file is found too) or its diff (which shows old lines and
  * context). `sections` are the per-file texts of the whole diff, in order.
+ * An added file's section is its name and its new bytes line by line, both
+ * read already: it is not read again (a 100 MiB change costs a pass less).
  */
 export function checkSecrets(
   files: FileChange[],
@@ -65,8 +76,8 @@ export function checkSecrets(
     if (containsSecret(file.path) || (file.oldPath !== undefined && containsSecret(file.oldPath))) {
       held.push({ file, why: 'its name holds a secret' })
     } else if (
-      containsSecret(text) ||
-      (content !== undefined && (containsSecret(content.toString('utf8')) || containsSecret(content.toString('latin1'))))
+      (!(file.status === 'added' && content) && containsSecret(text)) ||
+      (content !== undefined && contentHoldsSecret(content, containsSecret))
     ) {
       held.push({ file, why: 'it holds a secret (a known secret value, or a string shaped like a token)' })
     }
@@ -76,8 +87,11 @@ export function checkSecrets(
 
 /**
  * Shapes that do not come back: a symlink whose target is absolute or leaves
- * the repository (`-> /proc/self/environ`, `-> ../../x`), and paths that differ
- * only in case (on a case-insensitive checkout one overwrites the other).
+ * the repository (`-> /proc/self/environ`, `-> ../../x`), paths that differ
+ * only in case (on a case-insensitive checkout one overwrites the other), and
+ * a top-level `.gitmodules` added or changed: it says where submodules are
+ * fetched from (any URL, for every later `git submodule update`), and
+ * submodules themselves never come back.
  */
 export function checkShapes(files: FileChange[], blobs: Map<string, Buffer>): Hold[] {
   const held: Hold[] = []
@@ -89,6 +103,10 @@ export function checkShapes(files: FileChange[], blobs: Map<string, Buffer>): Ho
   }
   for (const file of files) {
     if (file.status === 'deleted') continue
+    if (file.path.toLowerCase() === '.gitmodules') {
+      held.push({ file, why: 'it configures submodules (where they are fetched from), which the agent may not change' })
+      continue
+    }
     if (file.newMode === '120000') {
       const target = (file.newSha ? blobs.get(file.newSha) : undefined)?.toString('utf8') ?? ''
       const inside = posix.normalize(posix.join(posix.dirname(file.path), target))

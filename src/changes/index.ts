@@ -4,7 +4,7 @@ import * as core from '../actions-core'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { computePatch, type Patch, type ScratchFs } from './patch'
+import { computePatch, type ComputedPatch, type Patch, type ScratchFs } from './patch'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
@@ -20,7 +20,8 @@ export interface Base {
 
 export type ChangesReport =
   | { kind: 'no-repository' } // the workspace is no git checkout: nothing to compare with
-  | { kind: 'failed'; why: string }
+  /** `inPlace`: the agent worked in the workspace, where its changes are, unchecked */
+  | { kind: 'failed'; why: string; inPlace?: boolean }
   | {
       kind: 'computed'
       mode: ChangesMode
@@ -30,7 +31,18 @@ export type ChangesReport =
       handback?: Handback
       /** why no commit was tried although the mode asked for one */
       notCommitted?: string
+      /** why the checked patch was not applied to the workspace although the mode asked for it */
+      notApplied?: string
     }
+
+/**
+ * A hand-back the caller may stop (its budget spent): `report` is what it has
+ * reached so far; once `stopped` is set nothing more is applied or committed.
+ */
+export interface HandBackProgress {
+  stopped?: string
+  report?: ChangesReport
+}
 
 /** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
 export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
@@ -81,6 +93,8 @@ export interface HandBackOptions {
     tmpDir?: string
     /** PATH to find git with there */
     path?: string
+    /** the thread branch's carried patch, applied to the copy after `start` (ComputedPatch.carried) */
+    carried?: string
   }
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
@@ -93,6 +107,7 @@ export interface HandBackOptions {
   log: (message: string) => void
   /** for what went wrong (a warning on the runner) */
   warn?: (message: string) => void
+  progress?: HandBackProgress
 }
 
 /** Where the run answers, as a commit target: an issue, or a pull request (also for review threads). */
@@ -132,7 +147,9 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
       containsSecret: o.containsSecret,
       tmpDir: src.tmpDir ?? o.patchDir,
       scratch: src.scratch,
-      path: src.path
+      path: src.path,
+      // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
+      carried: src.start?.tree ? src.carried : undefined
     })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
@@ -143,25 +160,40 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     for (const f of revertInPlace(computed.secrets, o.workspace))
       warn(`Changes: could not put back ${JSON.stringify(f.path)}, which was held back: ${f.why}`)
   }
+  patch.heldBack.push(...(computed.carried?.heldBack ?? []))
   const report: ChangesReport = { kind: 'computed', mode: o.mode, patch }
   o.log(
     `Changes: ${patch.files.length} file${patch.files.length === 1 ? '' : 's'} changed${patch.heldBack.length ? `, ${patch.heldBack.length} held back` : ''}.`
   )
   for (const h of patch.heldBack) o.log(`Changes: held back ${JSON.stringify(h.path)}: ${h.why}`)
-  if (patch.files.length === 0) return report
+  if (o.progress) o.progress.report = report
+  if (patch.files.length === 0 && !computed.carried?.files.length) return report
 
-  const patchFile = o.containsSecret(patch.diff) ? undefined : writePatchFile(o, patch.diff, warn)
+  const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, patch.diff, warn) : undefined
   if (patchFile) report.patchFile = patchFile
   if (o.source.inPlace) report.applied = { kind: 'in-place' }
+  else if (o.mode !== 'none' && o.progress?.stopped) report.notApplied = o.progress.stopped
   else if (o.mode !== 'none') {
-    report.applied = applyPatch(patch, blobs, o.workspace)
+    report.applied = applyToWorkspace(o.workspace, computed)
     for (const f of report.applied.kind === 'applied' ? report.applied.failed : [])
       warn(`Changes: could not apply ${JSON.stringify(f.path)}: ${f.why}`)
   }
+  if (patch.files.length === 0) return report
   if ((o.mode === 'branch' || o.mode === 'pull-request') && !o.base)
     warn('Changes: not committed: the workspace had no commit checked out to commit onto.')
   else if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
   return report
+}
+
+/** The carried patch first (the workspace has the start's files), then the run's own changes on top of it. */
+function applyToWorkspace(workspace: string, computed: ComputedPatch): Applied {
+  const carried = computed.carried
+  const first = carried?.files.length
+    ? applyPatch({ ...computed.patch, files: carried.files }, carried.blobs, workspace)
+    : { kind: 'applied' as const, files: 0, failed: [] }
+  const own = applyPatch(computed.patch, computed.blobs, workspace)
+  if (first.kind !== 'applied' || own.kind !== 'applied') return own
+  return { kind: 'applied', files: first.files + own.files, failed: [...first.failed, ...own.failed] }
 }
 
 /** The patch file for the `patch` output; undefined (and a warning) when it cannot be written. */
@@ -185,6 +217,7 @@ async function commitChanges(
   warn: (message: string) => void
 ): Promise<{ notCommitted: string } | { handback: Handback }> {
   if (o.noCommit) return { notCommitted: o.noCommit }
+  if (o.progress?.stopped) return { notCommitted: o.progress.stopped }
   if (!o.commit) return { notCommitted: 'there is no github-token or repository to commit with' }
   let h: Handback
   try {
@@ -203,7 +236,8 @@ async function commitChanges(
 export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: string) => string): void {
   const computed = r?.kind === 'computed' ? r : undefined
   const h = computed?.handback?.kind === 'committed' ? computed.handback : undefined
-  core.setOutput('changed-files', String(computed?.patch.files.length ?? 0))
+  // unknown (not '0') when the hand-back failed: there may well have been changes
+  core.setOutput('changed-files', r?.kind === 'failed' ? '' : String(computed?.patch.files.length ?? 0))
   core.setOutput('patch', computed?.patchFile ?? '')
   core.setOutput('branch', redact(h?.branch ?? ''))
   core.setOutput('commit-sha', h?.sha ?? '')

@@ -61,6 +61,14 @@ export interface ComputedPatch {
   blobs: Map<string, Buffer>
   /** files held back, with their content at the start: where the agent worked in the workspace, they are put back */
   secrets: { file: FileChange; old?: Buffer }[]
+  /** the carried patch (PatchOptions.carried) as changes to the start, for the workspace */
+  carried?: CarriedPart
+}
+
+export interface CarriedPart {
+  files: FileChange[]
+  blobs: Map<string, Buffer>
+  heldBack: HeldBack[]
 }
 
 export interface PatchOptions {
@@ -75,6 +83,12 @@ export interface PatchOptions {
   containsSecret: (text: string) => boolean
   /** the tree the work tree is compared with, when not baseSha's (the copy's state at start) */
   diffBase?: string
+  /**
+   * The thread branch's carried patch, already applied to the copy after its
+   * start: the run's own changes are computed against the start plus it, and
+   * it comes back on its own (ComputedPatch.carried) for the workspace.
+   */
+  carried?: string
   /** where the throwaway repository goes (default: the OS temp dir) */
   tmpDir?: string
   /** how files are made there: here, or as the user git runs as (the sandbox's) */
@@ -142,6 +156,8 @@ export function safeGit(exec: Exec, scratch: { gitDir: string; index: string; ho
     'core.fsmonitor=false',
     'core.untrackedCache=false',
     'core.autocrlf=false',
+    // the scratch store is thrown away: the fastest compression (a big change is hashed and written once)
+    'core.looseCompression=1',
     'core.symlinks=true',
     'core.filemode=true',
     'core.attributesFile=/dev/null',
@@ -272,6 +288,10 @@ async function blobSizes(git: (args: string[], input?: Buffer) => Promise<Buffer
   return sizes
 }
 
+/** A git run in the scratch repository, and what it diffs against. */
+type ScratchGit = (args: string[], input?: Buffer) => Promise<Buffer>
+const DIFF_ARGS = ['diff', '--cached', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
+
 /**
  * The agent's changes, checked. Throws PatchError when git cannot compute them
  * (the caller reports it); never runs anything of the work tree's.
@@ -288,8 +308,9 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
     await fs.write(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
     await fs.write(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${opts.baseObjects.split(':').join('\n')}\n`)
     await fs.write(join(scratch.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
-    const against = opts.diffBase ?? opts.baseSha
-    await git(['read-tree', against])
+    const start = opts.diffBase ?? opts.baseSha
+    await git(['read-tree', start])
+    const against = opts.carried ? await carriedTree(git, opts.carried) : start
 
     // Nested repositories (an `ls-files -o` entry ending in '/') are never walked into.
     const others = (await git(['ls-files', '-z', '--others', '--exclude-standard'])).toString('utf8').split('\0')
@@ -297,54 +318,94 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
     const escapeGlob = (p: string) => p.replace(/[\\*?[\]!#\s]/g, c => `\\${c}`)
     await fs.write(join(scratch.gitDir, 'info', 'exclude'), nested.map(p => `/${escapeGlob(p)}\n`).join(''))
     await git(['add', '-A', '--', '.'])
-    const diffArgs = ['diff', '--cached', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
     const heldBack = nested.map(p => ({ path: p.slice(0, -1), why: 'a nested git repository (its files are not handed back)' }))
-    const secretFiles: FileChange[] = []
-    for (let round = 0; ; round++) {
-      const raw = parseRaw(await git([...diffArgs, '--raw', '-z', '--no-abbrev', against]))
-      const stats = parseNumstat(await git([...diffArgs, '--numstat', '-z', against]))
-      const files = raw.map(e => toChange(e, stats))
-      let holds = checkLimits(
-        files,
-        await blobSizes(
-          git,
-          files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
-        )
-      )
-      let blobs = new Map<string, Buffer>()
-      let diff = ''
-      if (holds.length === 0) {
-        blobs = await readBlobs(
-          git,
-          files.flatMap(f => (f.newSha ? [f.newSha] : []))
-        )
-        diff = (await git([...diffArgs, '--binary', '--full-index', against])).toString('utf8')
-        const shapes = checkShapes(files, blobs)
-        holds = [
-          ...shapes,
-          ...checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret).filter(h => !shapes.some(x => x.file === h.file))
-        ]
-      }
-      if (holds.length === 0) {
-        const old = await readBlobs(
-          git,
-          secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : []))
-        )
-        const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
-        return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
-      }
-      secretFiles.push(...holds.map(h => h.file).filter(f => f.oldMode !== '160000' && f.newMode !== '160000'))
-      if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')
-      // Held-back files go back to their base state in the index, and the diff is made again without them.
-      heldBack.push(...holds.map(h => ({ path: h.file.path, why: h.why })))
-      const lines: string[] = []
-      for (const { file } of holds) {
-        if (file.oldMode && file.oldSha) lines.push(`${file.oldMode} ${file.oldSha}\t${file.oldPath ?? file.path}`)
-        if (file.status === 'added' || file.status === 'renamed') lines.push(`0 ${ZERO_SHA}\t${file.path}`)
-      }
-      await git(['update-index', '-z', '--index-info'], Buffer.from(lines.map(l => `${l}\0`).join('')))
-    }
+    const computed = await checkedRounds(git, against, heldBack, opts)
+    if (opts.carried) computed.carried = await carriedPart(git, start, against, opts.containsSecret)
+    return computed
   } finally {
     await fs.rm(root).catch(() => undefined)
+  }
+}
+
+/** The start's tree with the thread branch's carried patch applied (in the scratch index, which then holds it). */
+async function carriedTree(git: ScratchGit, carried: string): Promise<string> {
+  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(carried))
+  return (await git(['write-tree'])).toString('utf8').trim()
+}
+
+/** What a diff (`args` then `revs`) changes, with its stats. */
+async function changesOf(git: ScratchGit, args: string[], revs: string[]): Promise<FileChange[]> {
+  const raw = parseRaw(await git([...args, '--raw', '-z', '--no-abbrev', ...revs]))
+  const stats = parseNumstat(await git([...args, '--numstat', '-z', ...revs]))
+  return raw.map(e => toChange(e, stats))
+}
+
+/**
+ * The carried patch as file changes (start -> the branch's tree), for the
+ * workspace, which has the start's files: checked like the run's own, what
+ * fails a check is held back.
+ */
+async function carriedPart(git: ScratchGit, start: string, tree: string, containsSecret: (text: string) => boolean): Promise<CarriedPart> {
+  const args = ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
+  const files = await changesOf(git, args, [start, tree])
+  const blobs = await readBlobs(
+    git,
+    files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
+  )
+  const diff = (await git([...args, '--binary', '--full-index', '-p', start, tree])).toString('utf8')
+  const sizes = new Map([...blobs].map(([sha, b]) => [sha, b.length]))
+  const holds = [...checkLimits(files, sizes), ...checkShapes(files, blobs), ...checkSecrets(files, splitDiff(diff), blobs, containsSecret)]
+  const held = new Set(holds.map(h => h.file))
+  return {
+    files: files.filter(f => !held.has(f)),
+    blobs,
+    heldBack: [...new Map(holds.map(h => [h.file.path, { path: h.file.path, why: `carried from the thread's branch: ${h.why}` }])).values()]
+  }
+}
+
+/** Checks, and the diff made again without what they held back, until nothing more is held back. */
+async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBack[], opts: PatchOptions): Promise<ComputedPatch> {
+  const secretFiles: FileChange[] = []
+  for (let round = 0; ; round++) {
+    // the line counts (numstat) only once nothing is held back for a limit: they read every blob
+    let files = parseRaw(await git([...DIFF_ARGS, '--raw', '-z', '--no-abbrev', against])).map(e => toChange(e, new Map()))
+    const sizes = await blobSizes(
+      git,
+      files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
+    )
+    let holds = checkLimits(files, sizes)
+    let blobs = new Map<string, Buffer>()
+    let diff = ''
+    if (holds.length === 0) {
+      files = await changesOf(git, DIFF_ARGS, [against])
+      blobs = await readBlobs(
+        git,
+        files.flatMap(f => (f.newSha ? [f.newSha] : []))
+      )
+      diff = (await git([...DIFF_ARGS, '--binary', '--full-index', against])).toString('utf8')
+      const shapes = checkShapes(files, blobs)
+      holds = [
+        ...shapes,
+        ...checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret).filter(h => !shapes.some(x => x.file === h.file))
+      ]
+    }
+    if (holds.length === 0) {
+      const old = await readBlobs(
+        git,
+        secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : []))
+      )
+      const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
+      return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
+    }
+    secretFiles.push(...holds.map(h => h.file).filter(f => f.oldMode !== '160000' && f.newMode !== '160000'))
+    if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')
+    // Held-back files go back to their base state in the index, and the diff is made again without them.
+    heldBack.push(...holds.map(h => ({ path: h.file.path, why: h.why })))
+    const lines: string[] = []
+    for (const { file } of holds) {
+      if (file.oldMode && file.oldSha) lines.push(`${file.oldMode} ${file.oldSha}\t${file.oldPath ?? file.path}`)
+      if (file.status === 'added' || file.status === 'renamed') lines.push(`0 ${ZERO_SHA}\t${file.path}`)
+    }
+    await git(['update-index', '-z', '--index-info'], Buffer.from(lines.map(l => `${l}\0`).join('')))
   }
 }

@@ -89,6 +89,7 @@ function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[]
   const lines: string[] = []
   const a = r.applied
   if (r.mode === 'none' && a?.kind !== 'in-place') lines.push('Not applied to the workspace (`changes: none`).')
+  else if (r.notApplied) lines.push(`⚠️ **Not applied to the workspace**: ${neutraliseMentions(r.notApplied)}.`)
   else if (a?.kind === 'applied' && a.failed.length) {
     lines.push(
       `⚠️ ${plural(a.failed.length, 'file')} could not be applied to the workspace:`,
@@ -132,7 +133,12 @@ export function renderChanges(r: ChangesReport | undefined, maxChars: number): s
 
 function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolean): string {
   if (!r || r.kind === 'no-repository') return ''
-  if (r.kind === 'failed') return `### Changes\n\n⚠️ The agent's changes could not be computed: ${neutraliseMentions(r.why)}`
+  if (r.kind === 'failed') {
+    const where = r.inPlace
+      ? 'The agent worked in the workspace itself: its changes are there, unchecked.'
+      : 'Nothing of them was applied to the workspace or committed.'
+    return `### Changes\n\n⚠️ **The agent's changes were not handed back**: ${neutraliseMentions(r.why)}. ${where}`
+  }
   const { patch } = r
   const files = patch.files
   const adds = files.reduce((n, f) => n + f.additions, 0)

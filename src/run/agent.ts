@@ -10,7 +10,6 @@ import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
 import * as state from './state'
 import { newCredentialState } from '../sandbox/credentials'
 import { tmpdir } from 'node:os'
-import { dirname } from 'node:path'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
@@ -20,7 +19,8 @@ import type { RunResult } from '../types'
 import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
-import { localExec, execScratch, type HandBackOptions } from '../changes'
+import { localExec, type HandBackOptions } from '../changes'
+import { copySource } from './handback'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -187,18 +187,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
     try {
       const stop = await sb.stopProcesses()
       if (!stop.ok) out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
-      const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
-      return await fn({
-        source: {
-          workdir: sb.workdir,
-          exec: sb.exec,
-          inPlace: false,
-          start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
-          scratch: execScratch(sb.exec, env),
-          tmpDir: sb.env.TMPDIR ?? dirname(sb.workdir),
-          path: env.PATH
-        }
-      })
+      return await fn({ source: copySource(sb) })
     } finally {
       await release()
     }

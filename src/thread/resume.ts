@@ -18,9 +18,10 @@
 //   - else (or the patch no longer applies): starts from the checkout and the
 //     report says why in one line.
 // The commit then goes onto the branch with C as parent (CommitTarget.onto),
-// without force; a branch that moved on gets the usual new branch. The copy's
-// startTree is left as it was: the sandbox brings the branch's changes and the
-// run's own back to the workspace, which then holds the branch's state.
+// without force; a branch that moved on gets the usual new branch. In user
+// mode the copy's start does not hold the carried patch: the hand-back gets
+// its bytes, computes the run's own changes against the start plus it, and
+// applies both to the workspace, which then holds the branch's state.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -35,7 +36,7 @@ import { carried, committedDiff, planResume, resumeLine, type BranchRecord, type
 type Outcome =
   | { kind: 'none' }
   | { kind: 'at-branch'; onto: ThreadBranchRef }
-  | { kind: 'applied'; onto: ThreadBranchRef; base: Base }
+  | { kind: 'applied'; onto: ThreadBranchRef; base: Base; diff: string }
   | { kind: 'from-checkout' }
 
 export interface PrepareOptions {
@@ -72,7 +73,7 @@ export class ThreadBranch {
       let failed: { why: string } | undefined
       if (plan.kind === 'apply' && head) {
         const done = await this.apply(sb, head, plan.patch.diff, o.tmpDir).catch(e => ({ ok: false as const, why: messageOf(e) }))
-        if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base }
+        if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base, diff: plan.patch.diff }
         else failed = { why: `its changes no longer apply to the working copy (git: ${inlineCode(done.why)})` }
       } else if (plan.kind === 'at-branch') this.outcome = plan
       this.outcome ??= plan.kind === 'none' ? plan : { kind: 'from-checkout' }
@@ -96,10 +97,14 @@ export class ThreadBranch {
     return copy.ok ? base : copy
   }
 
-  /** For the hand-back: what to diff against, and the branch to commit onto, when the copy started from it. */
-  forHandBack(base: Promise<Base | undefined>): { base: Promise<Base | undefined>; onto?: ThreadBranchRef } {
+  /**
+   * For the hand-back: what to diff against, the branch to commit onto, when
+   * the copy started from it, and the carried patch applied to the copy (the
+   * same bytes), which a copy's start does not hold.
+   */
+  forHandBack(base: Promise<Base | undefined>): { base: Promise<Base | undefined>; onto?: ThreadBranchRef; carried?: string } {
     const out = this.outcome
-    if (out?.kind === 'applied') return { base: Promise.resolve(out.base), onto: out.onto }
+    if (out?.kind === 'applied') return { base: Promise.resolve(out.base), onto: out.onto, carried: out.diff }
     if (out?.kind === 'at-branch') return { base, onto: out.onto }
     return { base }
   }
