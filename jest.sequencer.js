@@ -12,10 +12,11 @@ const MEASURED_S = {
   'thread.test.ts': 86,
   'endings.test.ts': 84,
   'github.test.ts': 79,
-  'handback.test.ts': 65,
+  'handback.test.ts': 150,
   'time-limit.test.ts': 15,
   'e2e.test.ts': 55,
-  'inert.test.ts': 43,
+  'inert.test.ts': 36,
+  'handback-big.test.ts': 35,
   'envcreds-e2e.test.ts': 36,
   'security.test.ts': 33
 }
