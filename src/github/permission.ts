@@ -1,32 +1,12 @@
-// The permission check that must come before the first model request, made
-// with Node's own fetch. Loading Octokit for it (with the copy of undici that
-// @actions/github bundles) costs tens of milliseconds of start-up; Octokit is
-// loaded once the first model request has gone out, for the comment and the
-// reaction. Same endpoint, headers and answer as
-// octokit.rest.repos.getCollaboratorPermissionLevel; 5xx and network errors are
-// retried like Octokit's retry plugin does (3 times, after 1, 4 and 9 s).
-import type { Repo } from './github'
-import { sleep } from '../util'
-
-/** Proxies are honoured by @actions/github's client, not by Node's fetch: with one set, use Octokit. */
-export const proxyConfigured = (env: NodeJS.ProcessEnv): boolean =>
-  Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy)
-
-/** A request to GitHub that does not answer in this time is abandoned (and retried like any network error). */
-const FETCH_TIMEOUT_MS = 30_000
-
-/** A GET on GitHub's REST API with Node's fetch, sent as Octokit would send it. */
-export function fetchGitHub(url: string, token: string): Promise<Response> {
-  return fetch(url, {
-    headers: {
-      authorization: `token ${token}`,
-      accept: 'application/vnd.github+json',
-      'x-github-api-version': '2022-11-28',
-      'user-agent': 'bash-agent-action'
-    },
-    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS)
-  })
-}
+// Who may start a run: the sender's role on the repository. The check comes
+// before the first model request, so it goes through ./rest.ts (Node's fetch)
+// unless a proxy is set, which only Octokit honours. Same endpoint, headers and
+// answer as octokit.rest.repos.getCollaboratorPermissionLevel; 5xx and network
+// errors are retried like Octokit's retry plugin does (3 times, after 1, 4 and
+// 9 s).
+import type { Octokit } from './octokit'
+import { apiBase, fetchGitHub, repoPath } from './rest'
+import { sleep, type Repo } from '../util'
 
 const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read'])
 
@@ -48,8 +28,7 @@ export async function permissionViaFetch(
   login: string,
   opts: { apiUrl?: string; retries?: number; backoffMs?: number } = {}
 ): Promise<string> {
-  const api = (opts.apiUrl || process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '')
-  const url = `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}/collaborators/${encodeURIComponent(login)}/permission`
+  const url = `${repoPath(apiBase(opts.apiUrl), repo)}/collaborators/${encodeURIComponent(login)}/permission`
   const retries = opts.retries ?? 3
   for (let attempt = 0; ; attempt++) {
     let status = 0
@@ -70,4 +49,10 @@ export async function permissionViaFetch(
     if (status !== 0 && (status < 500 || attempt >= retries)) throw new Error(`${status} ${body.message ?? 'error'}`)
     await sleep((opts.backoffMs ?? 1000) * (attempt + 1) ** 2)
   }
+}
+
+/** The same read through Octokit (when a proxy is set). */
+export async function permissionOf(octokit: Octokit, repo: Repo, login: string): Promise<string> {
+  const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login })
+  return roleOf(data as { role_name?: string; permission?: string })
 }

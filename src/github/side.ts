@@ -2,14 +2,16 @@
 // progress comment. Octokit (and @actions/github, which parses the event file
 // when it loads) is loaded lazily, once the first model request is on its
 // way; the permission check before it uses Node's fetch.
-import type { Octokit, ReportComment } from '../report/github'
+import type { ReportComment } from './comment'
+import type { Octokit } from './octokit'
 import type { Log } from '../report/log'
-import { permissionViaFetch, proxyConfigured } from '../report/permission'
+import { permissionOf, permissionViaFetch } from './permission'
+import { proxyConfigured } from './rest'
 import { mayStart } from '../gate'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
 import { messageOf, repoOf, within, type Repo } from '../util'
-import * as state from './state'
+import * as state from '../run/state'
 
 export class GitHubSide {
   readonly repo: Repo | undefined
@@ -17,7 +19,7 @@ export class GitHubSide {
   comment: ReportComment | undefined
   readonly token: string
   private readonly writeIntervalMs: number
-  private ghModule: Promise<typeof import('../report/github')> | undefined
+  private commentModule: Promise<typeof import('./comment')> | undefined
   private octokit: Promise<Octokit> | undefined
   private started: Promise<void> | undefined
   private reaction: Promise<void> = Promise.resolve()
@@ -43,12 +45,12 @@ export class GitHubSide {
     return Boolean(this.token && this.repo && this.task.thread)
   }
 
-  private loadGitHub() {
-    return (this.ghModule ??= import('../report/github'))
+  private loadComment() {
+    return (this.commentModule ??= import('./comment'))
   }
 
   getOctokit(): Promise<Octokit> {
-    return (this.octokit ??= this.loadGitHub().then(gh =>
+    return (this.octokit ??= import('./octokit').then(gh =>
       gh.createOctokit(this.token, this.out.warn, { writeSpacingMs: this.writeIntervalMs })
     ))
   }
@@ -59,7 +61,7 @@ export class GitHubSide {
     return mayStart(this.task.people, settings, async login => {
       if (!token || !repo) throw new Error('no github-token to ask GitHub with')
       // only @actions/github's client honours HTTP(S)_PROXY
-      if (proxyConfigured(process.env)) return (await this.loadGitHub()).permissionOf(await this.getOctokit(), repo, login)
+      if (proxyConfigured(process.env)) return permissionOf(await this.getOctokit(), repo, login)
       return permissionViaFetch(token, repo, login)
     })
   }
@@ -73,7 +75,7 @@ export class GitHubSide {
     return (this.started ??= (async () => {
       const { token, repo, task, out } = this
       if (!token || !repo) return
-      const [gh, octokit] = await Promise.all([this.loadGitHub(), this.getOctokit()])
+      const [gh, octokit] = await Promise.all([this.loadComment(), this.getOctokit()])
       if (task.thread) {
         this.comment = new gh.ReportComment(octokit, repo, task.thread, out.redact, out.warn, {
           onCreate: ref => {

@@ -3,12 +3,13 @@
 // conversation and say who stopped the run at the end, and answer `/agent stop`.
 // Every step fails soft: a thread that cannot be read means a fresh start,
 // said in one line of the report.
-import type { Octokit, Repo } from '../report/github'
+import type { Octokit } from '../github/octokit'
+import type { Repo } from '../util'
 import type { Task } from '../trigger'
 import type { MessageParam, RunResult } from '../types'
 import { appendTask } from '../agent/history'
-import { identityOf, threadComments, threadCommentsViaFetch, type Identity } from './github'
-import { proxyConfigured } from '../report/permission'
+import { identityOf, threadComments, threadCommentsViaFetch, type Identity } from '../github/thread'
+import { proxyConfigured } from '../github/rest'
 import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
