@@ -7,7 +7,7 @@ import { GitDatabase, type TreeEntry } from '../github/git-database'
 import type { Octokit } from '../github/octokit'
 import type { Repo } from '../util'
 import type { FileChange, Patch } from './patch'
-import { ciConfigNote, inlineCode } from './render'
+import { ciConfigNote, inlineCode } from './markdown'
 import { messageOf, statusOf } from '../util'
 
 export interface CommitTarget {

@@ -19,26 +19,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { checkLimits, checkSecrets, checkShapes } from './checks'
+import type { FileChange, FileStatus } from './files'
 
-export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed'
-
-export interface FileChange {
-  /** the path after the change (for a deletion: the path that is gone) */
-  path: string
-  /** renamed from */
-  oldPath?: string
-  status: FileStatus
-  /** git modes: 100644, 100755 (executable), 120000 (symlink); absent on the side that does not exist */
-  oldMode?: string
-  newMode?: string
-  oldSha?: string
-  newSha?: string
-  binary: boolean
-  additions: number
-  deletions: number
-  /** under .github/workflows/: shown and applied, never committed */
-  workflow: boolean
-}
+export { sectionsOf, type FileChange, type FileStatus } from './files'
 
 export interface HeldBack {
   path: string
@@ -236,10 +219,6 @@ function toChange(e: RawEntry, stats: ReturnType<typeof parseNumstat>): FileChan
     workflow: isWorkflow(e.path) || (e.oldPath !== undefined && isWorkflow(e.oldPath))
   }
 }
-
-/** How many `diff --git` sections git writes for a change: two when the kind of object changes (file <-> symlink). */
-export const sectionsOf = (f: FileChange): number =>
-  f.status === 'modified' && f.oldMode !== undefined && f.newMode !== undefined && f.oldMode.slice(0, 3) !== f.newMode.slice(0, 3) ? 2 : 1
 
 /** Reads blobs from the store by sha with one `cat-file --batch`. */
 async function readBlobs(git: (args: string[], input?: Buffer) => Promise<Buffer>, shas: string[]): Promise<Map<string, Buffer>> {

@@ -43,7 +43,9 @@ export class GitDatabase {
 
   /** Whether `head` is ahead of `base`. */
   async isAhead(base: string, head: string): Promise<boolean> {
-    return (await this.octokit.rest.repos.compareCommitsWithBasehead({ ...this.repo, basehead: `${base}...${head}` })).data.status === 'ahead'
+    return (
+      (await this.octokit.rest.repos.compareCommitsWithBasehead({ ...this.repo, basehead: `${base}...${head}` })).data.status === 'ahead'
+    )
   }
 
   async pull(number: number): Promise<{ number: number; head: { ref: string; sha: string; repo: string | undefined } }> {

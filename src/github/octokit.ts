@@ -54,4 +54,3 @@ export function createOctokit(token: string, log: Log, opts: { baseUrl?: string;
   }
   return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
 }
-

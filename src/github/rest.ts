@@ -15,7 +15,8 @@ const FETCH_TIMEOUT_MS = 30_000
 export const apiBase = (apiUrl?: string): string => (apiUrl || process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '')
 
 /** The address of the repository's REST resources. */
-export const repoPath = (api: string, repo: Repo): string => `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`
+export const repoPath = (api: string, repo: Repo): string =>
+  `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`
 
 /** A GET on GitHub's REST API with Node's fetch, sent as Octokit would send it. */
 export function fetchGitHub(url: string, token: string): Promise<Response> {
