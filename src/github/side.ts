@@ -45,6 +45,16 @@ export class GitHubSide {
     return Boolean(this.token && this.repo && this.task.thread)
   }
 
+  /** Logs it when the report goes to the job summary only. */
+  sayWhereTheReportGoes(): void {
+    if (this.canComment) return
+    this.out.log(
+      this.task.thread
+        ? 'No github-token: the report goes to the job summary only.'
+        : 'No issue to answer in: the report goes to the job summary only.'
+    )
+  }
+
   private loadComment() {
     return (this.commentModule ??= import('./comment'))
   }
