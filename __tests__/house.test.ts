@@ -23,8 +23,6 @@ const TEMPORARY_LONG_FUNCTIONS = new Set<string>([
   'src/sandbox/server-recover.ts: recoverRun',
   'src/sandbox/server-setup.ts: freshGit',
   'src/sandbox/server-setup.ts: readOnlyView',
-  'src/sandbox/server-setup.ts: setup',
-  'src/sandbox/server.ts: (anonymous at line 92)',
   'src/sandbox/server.ts: commandServer',
   'src/sandbox/server.ts: onRequest',
   'src/tools/bash.ts: (anonymous at line 241)',
