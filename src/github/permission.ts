@@ -5,7 +5,7 @@
 // errors are retried like Octokit's retry plugin does (3 times, after 1, 4 and
 // 9 s).
 import type { Octokit } from './octokit'
-import { apiBase, fetchGitHub, repoPath } from './rest'
+import { apiBase, fetchGitHub, proxyConfigured, repoPath, type EarlyAccess } from './rest'
 import { sleep, type Repo } from '../util'
 
 const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read'])
@@ -55,4 +55,11 @@ export async function permissionViaFetch(
 export async function permissionOf(octokit: Octokit, repo: Repo, login: string): Promise<string> {
   const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login })
   return roleOf(data as { role_name?: string; permission?: string })
+}
+
+/** The login's role, through whichever transport serves (see ./rest.ts). */
+export async function readPermission(access: EarlyAccess, repo: Repo, login: string): Promise<string> {
+  const env = access.env ?? process.env
+  if (proxyConfigured(env)) return permissionOf(await access.getOctokit(), repo, login)
+  return permissionViaFetch(access.token, repo, login, { apiUrl: env.GITHUB_API_URL })
 }

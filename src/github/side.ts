@@ -5,8 +5,7 @@
 import type { ReportComment } from './comment'
 import type { Octokit } from './octokit'
 import type { Log } from '../report/log'
-import { permissionOf, permissionViaFetch } from './permission'
-import { proxyConfigured } from './rest'
+import { readPermission } from './permission'
 import { mayStart } from '../gate'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
@@ -70,9 +69,7 @@ export class GitHubSide {
     const { token, repo } = this
     return mayStart(this.task.people, settings, async login => {
       if (!token || !repo) throw new Error('no github-token to ask GitHub with')
-      // only @actions/github's client honours HTTP(S)_PROXY
-      if (proxyConfigured(process.env)) return permissionOf(await this.getOctokit(), repo, login)
-      return permissionViaFetch(token, repo, login)
+      return readPermission({ token, getOctokit: () => this.getOctokit() }, repo, login)
     })
   }
 

@@ -2,7 +2,7 @@
 // it. Octokit comes in as a parameter (main loads it lazily).
 import type { Octokit } from './octokit'
 import { MARKER, type Thread } from '../trigger'
-import { apiBase, fetchGitHub, repoPath } from './rest'
+import { apiBase, fetchGitHub, proxyConfigured, repoPath, type EarlyAccess } from './rest'
 import { sleep, statusOf, type Repo } from '../util'
 
 /** Reads for the thread happen before the first model request: one retry, not the three a final report gets. */
@@ -108,4 +108,11 @@ export async function threadCommentsViaFetch(token: string, repo: Repo, thread: 
   }
   const mine = thread.kind === 'issue' ? all : all.filter(c => c.id === thread.commentId || c.in_reply_to_id === thread.commentId)
   return mine.map(toComment)
+}
+
+/** The thread's comments, through whichever transport serves (see ./rest.ts). */
+export async function readThreadComments(access: EarlyAccess, repo: Repo, thread: Thread): Promise<ThreadComment[]> {
+  const env = access.env ?? process.env
+  if (proxyConfigured(env)) return threadComments(await access.getOctokit(), repo, thread)
+  return threadCommentsViaFetch(access.token, repo, thread, env.GITHUB_API_URL)
 }

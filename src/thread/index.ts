@@ -8,8 +8,7 @@ import type { Repo } from '../util'
 import type { Task } from '../trigger'
 import type { MessageParam, RunResult } from '../types'
 import { appendTask } from '../agent/history'
-import { identityOf, threadComments, threadCommentsViaFetch, type Identity } from '../github/thread'
-import { proxyConfigured } from '../github/rest'
+import { identityOf, readThreadComments, type Identity } from '../github/thread'
 import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
@@ -90,11 +89,7 @@ export class ThreadSession {
       loadThreadHistory({
         repo,
         thread,
-        // only @actions/github's client honours HTTP(S)_PROXY
-        comments: async () =>
-          proxyConfigured(env)
-            ? threadComments(await this.o.getOctokit(), repo, thread)
-            : threadCommentsViaFetch(this.o.token, repo, thread, env.GITHUB_API_URL),
+        comments: () => readThreadComments({ token: this.o.token, getOctokit: this.o.getOctokit, env }, repo, thread),
         octokit: this.o.getOctokit,
         identity: octokit => this.me(octokit),
         secret: this.o.secret,
