@@ -1,8 +1,19 @@
-// Workflow runs: the artifact a run left (the thread's saved conversation) and
-// cancelling a run (`/agent stop`).
+// Workflow runs: the artifacts a run leaves (the thread's saved conversation)
+// and cancelling a run (`/agent stop`).
 import type { Octokit } from './octokit'
 import { ONE_RETRY } from './thread'
 import { messageOf, statusOf, type Repo } from '../util'
+
+/**
+ * Uploads `file` (in `dir`) as the artifact `name` of this run, unarchived,
+ * with the official @actions/artifact (its service protocol is not public).
+ * Loaded only here: the artifact client and the storage SDK are large and no
+ * run needs them before its report.
+ */
+export async function uploadRunArtifact(name: string, file: string, dir: string): Promise<void> {
+  const { DefaultArtifactClient } = await import('@actions/artifact')
+  await new DefaultArtifactClient().uploadArtifact(name, [file], dir, { skipArchive: true })
+}
 
 export type Fetched = { ok: true; bytes: Buffer } | { ok: false; why: string }
 
