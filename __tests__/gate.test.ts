@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mayStart, isBot, type PermissionLookup } from '../src/gate'
 import { getOctokit } from '@actions/github'
-import { permissionOf } from '../src/report/github'
+import { permissionOf } from '../src/github/permission'
 import type { Person } from '../src/trigger'
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
 

@@ -6,15 +6,15 @@ import { bash, startFakeAnthropic, text, type Reply } from './helpers/fake-anthr
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent, reviewCommentEvent } from './helpers/events'
+import { createOctokit } from '../src/github/octokit'
 import {
   clampBody,
-  createOctokit,
   FAST_PROGRESS_UPDATES,
   progressInterval,
   PROGRESS_INTERVAL_MS,
   ReportComment,
   SLOW_PROGRESS_INTERVAL_MS
-} from '../src/report/github'
+} from '../src/github/comment'
 import { summaryText, SUMMARY_MAX_BYTES } from '../src/report/publish'
 import { COMMENT_LIMIT, renderFinal, type Outcome, type ReportMeta } from '../src/report/render'
 import { emptyUsage, type CommandRecord } from '../src/types'

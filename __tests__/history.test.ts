@@ -208,9 +208,9 @@ describe('the words after the phrase', () => {
 describe('loadThreadHistory (real Octokit against the fake GitHub)', () => {
   it('exposes the branch and commit the last run committed to, and its model, with the conversation closed', async () => {
     const { startFakeGitHub } = await import('./helpers/fake-github')
-    const { createOctokit } = await import('../src/report/github')
+    const { createOctokit } = await import('../src/github/octokit')
     const { loadThreadHistory } = await import('../src/thread/session')
-    const { identityOf, threadCommentsViaFetch } = await import('../src/thread/github')
+    const { identityOf, threadCommentsViaFetch } = await import('../src/github/thread')
     const { sha256Hex } = await import('../src/thread/history')
     const gh = await startFakeGitHub()
     try {

@@ -1,15 +1,36 @@
 // The code stays a house others can live in: no source file over 500 lines, no
-// function over 60 lines of its own (the lines of functions declared inside it
-// are not counted: they are read on their own), main.ts well under 150 lines.
+// function over 60 lines counting its whole body (callbacks, IIFEs and nested
+// functions included: closures do not make a long function short), main.ts
+// well under 150 lines, and no import cycle in src/ (type-only imports count:
+// they tie the files together for a reader just the same).
 import { describe, expect, it } from '@jest/globals'
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import ts from 'typescript'
 import { REPO_ROOT } from './helpers/run-action'
 
 const MAX_FILE_LINES = 500
 const MAX_FUNCTION_LINES = 60
 const MAX_MAIN_LINES = 100
+
+/**
+ * Temporary: functions of the command server and the command runner that are
+ * being cut down separately (src/sandbox/, src/tools/). Named as
+ * `path: function`; empty this list as they shrink, never add to it.
+ */
+const TEMPORARY_LONG_FUNCTIONS = new Set<string>([
+  'src/sandbox/index.ts: makeSandbox',
+  'src/sandbox/server-recover.ts: recoverRun',
+  'src/sandbox/server-setup.ts: freshGit',
+  'src/sandbox/server-setup.ts: readOnlyView',
+  'src/sandbox/server.ts: commandServer',
+  'src/sandbox/server.ts: onRequest',
+  'src/tools/bash.ts: (anonymous at line 241)',
+  'src/tools/bash.ts: runBash'
+])
+
+/** Temporary, like the list above: the command server's two halves, being made one typed bundle separately. */
+const TEMPORARY_CYCLES = new Set<string>(['sandbox/server-setup.ts → sandbox/server.ts → sandbox/server-setup.ts'])
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
@@ -23,64 +44,175 @@ const isFunction = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
   ts.isArrowFunction(n) ||
   ts.isFunctionExpression(n) ||
   ts.isConstructorDeclaration(n) ||
-  ts.isGetAccessor(n)
+  ts.isGetAccessor(n) ||
+  ts.isSetAccessor(n)
 
-/** Each function's own lines: its span less the spans of the functions nested in it. */
+/** A function's name: its own, else the variable or property it is assigned to, else where it starts. */
+function nameOf(fn: ts.FunctionLikeDeclaration, sf: ts.SourceFile): string {
+  if (fn.name && (ts.isIdentifier(fn.name) || ts.isPrivateIdentifier(fn.name))) return fn.name.text
+  if (ts.isConstructorDeclaration(fn)) return 'constructor'
+  const parent = fn.parent
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    ts.isIdentifier(parent.name)
+  )
+    return parent.name.text
+  return `(anonymous at line ${sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line + 1})`
+}
+
+/** Each function's whole span in lines, the functions nested in it included. */
 export function functionSizes(file: string, text: string): Array<{ name: string; lines: number }> {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
   const lineOf = (pos: number) => sf.getLineAndCharacterOfPosition(pos).line
-  const span = (n: ts.Node) => lineOf(n.getEnd()) - lineOf(n.getStart(sf)) + 1
   const out: Array<{ name: string; lines: number }> = []
-  const visit = (node: ts.Node): number => {
-    // returns the lines taken by functions inside `node` (to subtract from the enclosing one)
-    let nested = 0
-    node.forEachChild(child => {
-      if (isFunction(child)) {
-        const inner = visit(child)
-        const own = span(child) - inner
-        const name =
-          (child.name && ts.isIdentifier(child.name) ? child.name.text : undefined) ??
-          `(anonymous at line ${lineOf(child.getStart(sf)) + 1})`
-        out.push({ name, lines: own })
-        nested += span(child)
-      } else {
-        nested += visit(child)
-      }
-    })
-    return nested
+  const visit = (node: ts.Node): void => {
+    if (isFunction(node)) out.push({ name: nameOf(node, sf), lines: lineOf(node.getEnd()) - lineOf(node.getStart(sf)) + 1 })
+    node.forEachChild(visit)
   }
   visit(sf)
   return out
 }
 
+/** The files under src/ that `file` imports or re-exports, type-only imports included. */
+export function importsOf(file: string, text: string, exists: (path: string) => boolean): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const specifiers: string[] = []
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      specifiers.push(node.moduleSpecifier.text)
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      specifiers.push(node.argument.literal.text)
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && ts.isStringLiteral(node.arguments[0]))
+      specifiers.push(node.arguments[0].text)
+    node.forEachChild(visit)
+  }
+  visit(sf)
+  return specifiers
+    .filter(s => s.startsWith('.'))
+    .flatMap(s => {
+      const base = resolve(dirname(file), s.replace(/\.js$/, ''))
+      return [`${base}.ts`, join(base, 'index.ts')].filter(exists).slice(0, 1)
+    })
+}
+
+/** The strongly connected components of more than one file (or a file importing itself): Tarjan's algorithm. */
+export function importCycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const connect = (v: string): void => {
+    index.set(v, counter)
+    low.set(v, counter++)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    let w: string
+    do {
+      w = stack.pop()!
+      onStack.delete(w)
+      component.push(w)
+    } while (w !== v)
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort())
+  }
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) connect(v)
+  return cycles
+}
+
+/** One path around a cycle, from its first file back to it, and the component's other files, for the message. */
+function walkOf(component: string[], graph: Map<string, string[]>): string[] {
+  const inside = new Set(component)
+  const start = component[0]
+  const seen = new Map<string, string>()
+  const queue = [start]
+  while (queue.length) {
+    const v = queue.shift()!
+    for (const w of graph.get(v) ?? []) {
+      if (!inside.has(w)) continue
+      if (w === start) {
+        const path = [start]
+        for (let x: string | undefined = v; x !== undefined && x !== start; x = seen.get(x)) path.splice(1, 0, x)
+        return [...path, start]
+      }
+      if (!seen.has(w)) {
+        seen.set(w, v)
+        queue.push(w)
+      }
+    }
+  }
+  return component
+}
+
 describe('the house', () => {
   const files = sources(join(REPO_ROOT, 'src'))
+  const known = new Set(files)
 
-  it('no source file is over 500 lines ', () => {
+  it('no source file is over 500 lines', () => {
     const long = files
       .map(f => [relative(REPO_ROOT, f), readFileSync(f, 'utf8').split('\n').length] as const)
       .filter(([, n]) => n > MAX_FILE_LINES)
     expect(long).toEqual([])
   })
 
-  it('no function is over 60 lines of its own ', () => {
-    const long = files.flatMap(f =>
-      functionSizes(f, readFileSync(f, 'utf8'))
-        .filter(s => s.lines > MAX_FUNCTION_LINES)
-        .map(s => `${relative(REPO_ROOT, f)}: ${s.name} (${s.lines} lines)`)
+  it('no function is over 60 lines, counting its whole body', () => {
+    const sizes = files.flatMap(f =>
+      functionSizes(f, readFileSync(f, 'utf8')).map(s => ({ key: `${relative(REPO_ROOT, f)}: ${s.name}`, lines: s.lines }))
     )
-    expect(long).toEqual([])
+    const long = sizes.filter(s => s.lines > MAX_FUNCTION_LINES && !TEMPORARY_LONG_FUNCTIONS.has(s.key))
+    expect(long.map(s => `${s.key} (${s.lines} lines)`)).toEqual([])
+    // an exception that no longer applies leaves the list
+    const stillLong = new Set(sizes.filter(s => s.lines > MAX_FUNCTION_LINES).map(s => s.key))
+    expect([...TEMPORARY_LONG_FUNCTIONS].filter(k => !stillLong.has(k))).toEqual([])
   })
 
   it('main.ts reads like the run, in well under 150 lines', () => {
     expect(readFileSync(join(REPO_ROOT, 'src', 'main.ts'), 'utf8').split('\n').length).toBeLessThanOrEqual(MAX_MAIN_LINES)
   })
 
-  it('the measure counts a function without the functions declared inside it', () => {
-    const text = ['function outer() {', '  const a = 1', '  function inner() {', '    return 2', '  }', '  return a', '}'].join('\n')
+  it('no import cycle in src/, type-only imports included', () => {
+    const graph = new Map(files.map(f => [f, importsOf(f, readFileSync(f, 'utf8'), p => known.has(p))]))
+    const name = (f: string) => relative(join(REPO_ROOT, 'src'), f)
+    const cycles = importCycles(graph).map(c => {
+      const walk = walkOf(c, graph)
+      const others = c.filter(f => !walk.includes(f))
+      return walk.map(name).join(' → ') + (others.length ? ` (and through ${others.map(name).join(', ')})` : '')
+    })
+    expect(cycles.filter(c => !TEMPORARY_CYCLES.has(c))).toEqual([])
+    expect([...TEMPORARY_CYCLES].filter(c => !cycles.includes(c))).toEqual([])
+  })
+
+  it('the measure counts a function with the functions declared inside it', () => {
+    const text = ['function outer() {', '  const a = 1', '  const inner = () => {', '    return 2', '  }', '  return a', '}'].join('\n')
     expect(functionSizes('x.ts', text)).toEqual([
-      { name: 'inner', lines: 3 },
-      { name: 'outer', lines: 4 }
+      { name: 'outer', lines: 7 },
+      { name: 'inner', lines: 3 }
     ])
+  })
+
+  it('the cycle check sees type-only imports and reports each cycle once', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['e']],
+      ['e', ['d']],
+      ['f', ['a']]
+    ])
+    expect(importCycles(graph)).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e']
+    ])
+    const text = "import type { X } from './x'\nexport type { Y } from './y'\ntype Z = import('./z').Z\nconst w = () => import('./w.js')"
+    const found = importsOf('/s/a.ts', text, p => ['/s/x.ts', '/s/y/index.ts', '/s/z.ts', '/s/w.ts'].includes(p))
+    expect(found.sort()).toEqual(['/s/w.ts', '/s/x.ts', '/s/y/index.ts', '/s/z.ts'])
   })
 })

@@ -3,7 +3,8 @@
 // limit, an API failure, a crash, cancellation); what this step cannot finish
 // (it was killed), the post step finishes from the saved state (post.ts).
 import { join } from 'node:path'
-import { createLog } from './report/log'
+import type { Base, ChangesReport } from './changes'
+import { createLog, type Log } from './report/log'
 import { runUrlOf } from './report/render'
 import { RunControl } from './run/control'
 import { admit } from './run/admit'
@@ -13,6 +14,7 @@ import { finish, skip } from './run/finish'
 import { handBackChanges, readStart } from './run/handback'
 import * as state from './run/state'
 import { ThreadSession, answerStop } from './thread'
+import type { RunResult } from './types'
 import { messageOf } from './util'
 
 export async function main(): Promise<void> {
@@ -44,13 +46,7 @@ export async function main(): Promise<void> {
   const { rec, transcript, meta, progress, setMarker } = openLive(settings, task, startedAt, thread.runningMarker(), out)
   rec.onChange = () => github.comment?.progress(progress)
   rec.saveSoon()
-  if (!github.canComment) {
-    out.log(
-      task.thread
-        ? 'No github-token: the report goes to the job summary only.'
-        : 'No issue to answer in: the report goes to the job summary only.'
-    )
-  }
+  github.sayWhereTheReportGoes()
 
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const repository = process.env.GITHUB_REPOSITORY
@@ -65,17 +61,32 @@ export async function main(): Promise<void> {
     handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt, thread })
   )
   rec.close(result)
-  // The conversation saved for the next comment in the thread; who stopped a cancelled run.
-  const work = await thread.branch.forHistory(changes, base, text => out.redactor.contains(text))
-  const ended = await thread.end(result, out.redactor.redactDeep(result.messages), {
-    budgetMs: control.signalAt !== undefined ? 3000 : 20_000,
-    dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${startedAt}`),
-    model: settings.model,
-    ...work
+  const ended = await endThread(thread, result, {
+    changes,
+    base,
+    out,
+    cancelled: control.signalAt !== undefined,
+    startedAt,
+    model: settings.model
   })
   setMarker(ended.marker)
   const shown = { ...result, stoppedBy: ended.stoppedBy, messages: thread.ownMessages(result.messages) }
   await finish(shown, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })
+}
+
+/** The conversation saved for the next comment in the thread; who stopped a cancelled run. */
+async function endThread(
+  thread: ThreadSession,
+  result: RunResult,
+  o: { changes: ChangesReport; base: Promise<Base | undefined>; out: Log; cancelled: boolean; startedAt: number; model: string }
+): Promise<{ marker?: string; stoppedBy?: string }> {
+  const work = await thread.branch.forHistory(o.changes, o.base, text => o.out.redactor.contains(text))
+  return thread.end(result, o.out.redactor.redactDeep(result.messages), {
+    budgetMs: o.cancelled ? 3000 : 20_000,
+    dir: join(process.env.RUNNER_TEMP || process.cwd(), `bash-agent-history-${o.startedAt}`),
+    model: o.model,
+    ...work
+  })
 }
 
 /** For `npx @github/local-action run . src/main.ts .env`, which calls an exported run(). */

@@ -3,8 +3,7 @@
 // a known secret in any form the Redactor knows (content old or new, as text or
 // as raw bytes, or its name), when it is a submodule or nested repository, or
 // when it passes a limit.
-import type { FileChange } from './patch'
-import { sectionsOf } from './patch'
+import { sectionsOf, type FileChange } from './files'
 import { posix } from 'node:path'
 import { isAscii } from 'node:buffer'
 

@@ -3,9 +3,11 @@
 // the starting commit, a ref), so the token never meets a git process in a
 // folder the agent touched, and GitHub signs the commit. Every failure is soft:
 // the result says what is missing, the diff stays in the report.
-import type { Octokit, Repo } from '../report/github'
+import { GitDatabase, type TreeEntry } from '../github/git-database'
+import type { Octokit } from '../github/octokit'
+import type { Repo } from '../util'
 import type { FileChange, Patch } from './patch'
-import { ciConfigNote, inlineCode } from './render'
+import { ciConfigNote, inlineCode } from './markdown'
 import { messageOf, statusOf } from '../util'
 
 export interface CommitTarget {
@@ -82,7 +84,7 @@ function asUtf8(content: Buffer): string | undefined {
   return Buffer.from(text, 'utf8').equals(content) ? text : undefined
 }
 
-type TreeEntry = { path: string; mode: '100644' | '100755' | '120000'; type: 'blob'; sha?: string | null; content?: string }
+const db = (o: CommitOptions) => new GitDatabase(o.octokit, o.repo)
 
 const modeOf = (m: string | undefined): TreeEntry['mode'] => (m === '100755' || m === '120000' ? m : '100644')
 
@@ -135,7 +137,7 @@ export async function commitPatch(o: CommitOptions): Promise<Handback> {
   const branch = branchName(o.target, o.runId, o.runAttempt)
   try {
     inTime(o)
-    await o.octokit.rest.git.createRef({ ...o.repo, ref: `refs/heads/${branch}`, sha: made.sha })
+    await db(o).createBranch(branch, made.sha)
   } catch (e) {
     return notCommitted(explain(e, 'contents'))
   }
@@ -167,10 +169,10 @@ type PullPlan = { kind: 'onto-head'; head: PullHead } | { kind: 'new-branch'; pr
 
 /** On a pull request: its head branch, when it lives here and is where the run started. */
 async function planOnPull(o: CommitOptions, pullNumber: number, notes: string[]): Promise<PullPlan> {
-  const { octokit, repo } = o
+  const { repo } = o
   try {
-    const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: pullNumber })
-    const headRepo = pr.head.repo?.full_name
+    const pr = await db(o).pull(pullNumber)
+    const headRepo = pr.head.repo
     if (!headRepo || headRepo.toLowerCase() !== `${repo.owner}/${repo.repo}`.toLowerCase()) {
       return {
         kind: 'not-committed',
@@ -181,11 +183,7 @@ async function planOnPull(o: CommitOptions, pullNumber: number, notes: string[])
     if (pr.head.sha === o.patch.baseSha) return { kind: 'onto-head', head: { ref: pr.head.ref, sha: pr.head.sha, number: pr.number } }
     let moved = false
     try {
-      const { data: cmp } = await octokit.rest.repos.compareCommitsWithBasehead({
-        ...repo,
-        basehead: `${o.patch.baseSha}...${pr.head.sha}`
-      })
-      moved = cmp.status === 'ahead'
+      moved = await db(o).isAhead(o.patch.baseSha, pr.head.sha)
     } catch {
       // the new branch below says enough
     }
@@ -203,11 +201,10 @@ async function planOnPull(o: CommitOptions, pullNumber: number, notes: string[])
 
 /** The commit object (blobs, tree, commit on the starting commit), on no branch yet. */
 async function makeCommit(o: CommitOptions, files: FileChange[]): Promise<{ kind: 'made'; sha: string } | { kind: 'failed'; why: string }> {
-  const { octokit, repo } = o
   try {
-    let base
+    let baseTree
     try {
-      base = (await octokit.rest.git.getCommit({ ...repo, commit_sha: o.patch.baseSha })).data
+      baseTree = await db(o).treeOf(o.patch.baseSha)
     } catch (e) {
       const status = statusOf(e)
       if (status === 404 || status === 422) {
@@ -229,7 +226,7 @@ async function makeCommit(o: CommitOptions, files: FileChange[]): Promise<{ kind
       tree.push(await entryFor(o, f))
     }
     inTime(o)
-    const { data: newTree } = await octokit.rest.git.createTree({ ...repo, base_tree: base.tree.sha, tree })
+    const newTree = await db(o).createTree(baseTree, tree)
     const issue = o.target.issueNumber ?? o.target.pullNumber
     const message = [
       `Agent: ${firstLine(o.task, 60)}`,
@@ -237,8 +234,7 @@ async function makeCommit(o: CommitOptions, files: FileChange[]): Promise<{ kind
       `Changes made by the bash agent${issue !== undefined ? ` for #${issue}` : ''}${o.runUrl ? ` in ${o.runUrl}` : ''}.`
     ].join('\n')
     inTime(o)
-    const { data: commit } = await octokit.rest.git.createCommit({ ...repo, message, tree: newTree.sha, parents: [o.patch.baseSha] })
-    return { kind: 'made', sha: commit.sha }
+    return { kind: 'made', sha: await db(o).createCommit(message, newTree, o.patch.baseSha) }
   } catch (e) {
     return { kind: 'failed', why: explain(e, 'contents') }
   }
@@ -266,7 +262,7 @@ async function moveHead(
 ): Promise<{ kind: 'moved' } | { kind: 'elsewhere'; note: string } | { kind: 'failed'; why: string }> {
   try {
     // No force: when the branch moved on meanwhile this fails and the commit goes to a new branch.
-    await o.octokit.rest.git.updateRef({ ...o.repo, ref: `heads/${head.ref}`, sha, force: false })
+    await db(o).fastForward(head.ref, sha)
     return { kind: 'moved' }
   } catch (e) {
     if (statusOf(e) !== 422) return { kind: 'failed', why: explain(e, 'contents') }
@@ -294,15 +290,8 @@ async function openDraft(o: CommitOptions, branch: string, into: string, result:
       .filter(Boolean)
       .join('\n\n')
     inTime(o)
-    const { data: pr } = await o.octokit.rest.pulls.create({
-      ...o.repo,
-      title: firstLine(o.task, 100),
-      head: branch,
-      base: into,
-      body,
-      draft: true
-    })
-    return { ...result, pullRequest: { number: pr.number, url: pr.html_url, created: true } }
+    const pr = await db(o).openDraft({ title: firstLine(o.task, 100), head: branch, base: into, body })
+    return { ...result, pullRequest: { ...pr, created: true } }
   } catch (e) {
     return { ...result, pullRequestError: explain(e, 'pulls') }
   }
@@ -315,6 +304,5 @@ async function entryFor(o: CommitOptions, f: FileChange): Promise<TreeEntry> {
   const text = asUtf8(content)
   if (text !== undefined) return { path: f.path, mode, type: 'blob', content: text }
   inTime(o)
-  const { data: blob } = await o.octokit.rest.git.createBlob({ ...o.repo, content: content.toString('base64'), encoding: 'base64' })
-  return { path: f.path, mode, type: 'blob', sha: blob.sha }
+  return { path: f.path, mode, type: 'blob', sha: await db(o).createBlob(content) }
 }

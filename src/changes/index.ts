@@ -8,6 +8,7 @@ import { computePatch, type ComputedPatch, type Patch, type ScratchFs } from './
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
+import { SAFE_GIT_CONFIG, safeGitEnv } from './git'
 
 import type { ChangesMode } from './modes'
 export { CHANGES_MODES, type ChangesMode } from './modes'
@@ -46,29 +47,11 @@ export interface HandBackProgress {
 
 /** The workspace's HEAD and object store, read at start (before the agent runs); undefined when it is no git checkout. */
 export async function readBase(workspace: string, exec: Exec, pathEnv = process.env.PATH ?? '/usr/bin:/bin'): Promise<Base | undefined> {
-  const env = {
-    PATH: pathEnv,
-    HOME: '/nonexistent',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    LC_ALL: 'C',
-    GIT_CEILING_DIRECTORIES: workspace.replace(/\/[^/]*$/, '') || '/'
-  }
-  const r = await exec(
-    'git',
-    [
-      '-c',
-      'core.hooksPath=/dev/null',
-      '-c',
-      'core.fsmonitor=false',
-      'rev-parse',
-      '--path-format=absolute',
-      '--git-path',
-      'objects',
-      'HEAD^{commit}'
-    ],
-    { cwd: workspace, env }
-  )
+  const env = { ...safeGitEnv(pathEnv), GIT_CEILING_DIRECTORIES: workspace.replace(/\/[^/]*$/, '') || '/' }
+  const r = await exec('git', [...SAFE_GIT_CONFIG, 'rev-parse', '--path-format=absolute', '--git-path', 'objects', 'HEAD^{commit}'], {
+    cwd: workspace,
+    env
+  })
   if (r.code !== 0) return undefined
   const [objects, sha] = r.stdout.toString('utf8').trim().split('\n')
   return /^[0-9a-f]{40}$/.test(sha ?? '') && objects ? { sha, objects } : undefined

@@ -14,31 +14,14 @@
 //   - the copy's .git is never read (git skips every `.git` in a work tree),
 //     so agent commits are simply folded in and its refs, config and hooks
 //     stay behind; nested repositories are excluded and named.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { checkLimits, checkSecrets, checkShapes } from './checks'
+import { localScratch, PatchError, safeGit, scratchRepository, type ScratchFs } from './git'
+import type { FileChange, FileStatus } from './files'
 
-export type FileStatus = 'added' | 'modified' | 'deleted' | 'renamed'
-
-export interface FileChange {
-  /** the path after the change (for a deletion: the path that is gone) */
-  path: string
-  /** renamed from */
-  oldPath?: string
-  status: FileStatus
-  /** git modes: 100644, 100755 (executable), 120000 (symlink); absent on the side that does not exist */
-  oldMode?: string
-  newMode?: string
-  oldSha?: string
-  newSha?: string
-  binary: boolean
-  additions: number
-  deletions: number
-  /** under .github/workflows/: shown and applied, never committed */
-  workflow: boolean
-}
+export { sectionsOf, type FileChange, type FileStatus } from './files'
 
 export interface HeldBack {
   path: string
@@ -99,82 +82,7 @@ export interface PatchOptions {
 
 const ZERO_SHA = '0'.repeat(40)
 
-/** The few file operations the throwaway repository needs, done by whoever runs git. */
-export interface ScratchFs {
-  mkdtemp(prefix: string): Promise<string>
-  mkdir(path: string): Promise<void>
-  write(path: string, content: string): Promise<void>
-  rm(path: string): Promise<void>
-}
-
-export const localScratch: ScratchFs = {
-  mkdtemp: async prefix => mkdtempSync(prefix),
-  mkdir: async path => void mkdirSync(path, { recursive: true }),
-  write: async (path, content) => writeFileSync(path, content),
-  rm: async path => rmSync(path, { recursive: true, force: true })
-}
-
-/** The same through `exec` (no shell of the agent's: sh -c with the path as an argument). */
-export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
-  const must = async (file: string, args: string[], input?: Buffer) => {
-    const r = await exec(file, args, { env, input, cwd: '/' })
-    if (r.code !== 0) throw new PatchError(`${file} failed: ${r.stderr.trim().split('\n')[0]}`)
-    return r.stdout.toString('utf8').trim()
-  }
-  return {
-    mkdtemp: prefix => must('mktemp', ['-d', `${prefix}XXXXXXXXXX`]),
-    mkdir: async path => void (await must('mkdir', ['-p', '--', path])),
-    write: async (path, content) => void (await must('sh', ['-c', 'cat > "$1"', 'sh', path], Buffer.from(content))),
-    rm: async path => void (await must('rm', ['-rf', '--', path]))
-  }
-}
-
-/** For every path: no filter, no end-of-line or encoding conversion, no ident; diff and eol left to git's defaults. */
-const NEUTRAL_ATTRIBUTES = '* -filter -text -ident -working-tree-encoding !eol !diff !merge\n'
-
-export class PatchError extends Error {}
-
-/** A git run in the throwaway repository, with nothing of the agent's config or code in play. */
-export function safeGit(exec: Exec, scratch: { gitDir: string; index: string; home: string }, workTree: string, pathEnv: string) {
-  const env: Record<string, string> = {
-    PATH: pathEnv,
-    HOME: scratch.home,
-    XDG_CONFIG_HOME: scratch.home,
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_ATTR_NOSYSTEM: '1',
-    GIT_DIR: scratch.gitDir,
-    GIT_WORK_TREE: workTree,
-    GIT_INDEX_FILE: scratch.index,
-    GIT_NO_REPLACE_OBJECTS: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_OPTIONAL_LOCKS: '0'
-  }
-  const config = [
-    'core.hooksPath=/dev/null',
-    'core.fsmonitor=false',
-    'core.untrackedCache=false',
-    'core.autocrlf=false',
-    // the scratch store is thrown away: the fastest compression (a big change is hashed and written once)
-    'core.looseCompression=1',
-    'core.symlinks=true',
-    'core.filemode=true',
-    'core.attributesFile=/dev/null',
-    'core.excludesFile=/dev/null',
-    'core.quotePath=true',
-    'diff.external=',
-    'diff.noprefix=false',
-    'diff.mnemonicPrefix=false',
-    'color.ui=false'
-  ].flatMap(c => ['-c', c])
-  return async (args: string[], input?: Buffer): Promise<Buffer> => {
-    const r = await exec('git', [...config, ...args], { cwd: workTree, env, input })
-    if (r.code !== 0)
-      throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
-    return r.stdout
-  }
-}
+export { execScratch, localScratch, PatchError, safeGit, type ScratchFs } from './git'
 
 interface RawEntry {
   status: string
@@ -253,10 +161,6 @@ function toChange(e: RawEntry, stats: ReturnType<typeof parseNumstat>): FileChan
   }
 }
 
-/** How many `diff --git` sections git writes for a change: two when the kind of object changes (file <-> symlink). */
-export const sectionsOf = (f: FileChange): number =>
-  f.status === 'modified' && f.oldMode !== undefined && f.newMode !== undefined && f.oldMode.slice(0, 3) !== f.newMode.slice(0, 3) ? 2 : 1
-
 /** Reads blobs from the store by sha with one `cat-file --batch`. */
 async function readBlobs(git: (args: string[], input?: Buffer) => Promise<Buffer>, shas: string[]): Promise<Map<string, Buffer>> {
   const blobs = new Map<string, Buffer>()
@@ -300,14 +204,8 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
   const fs = opts.scratch ?? localScratch
   const root = await fs.mkdtemp(join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'))
   try {
-    const scratch = { gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') }
-    await fs.mkdir(scratch.home)
+    const scratch = await scratchRepository(fs, root, opts.baseObjects.split(':'))
     const git = safeGit(opts.exec, scratch, opts.workdir, opts.path ?? process.env.PATH ?? '/usr/bin:/bin')
-    // A repository is HEAD, objects/ and refs/: made by hand, so no template (hooks) is copied.
-    for (const d of ['objects/info', 'refs/heads', 'info']) await fs.mkdir(join(scratch.gitDir, d))
-    await fs.write(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
-    await fs.write(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${opts.baseObjects.split(':').join('\n')}\n`)
-    await fs.write(join(scratch.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
     const start = opts.diffBase ?? opts.baseSha
     await git(['read-tree', start])
     const against = opts.carried ? await carriedTree(git, opts.carried) : start

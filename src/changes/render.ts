@@ -7,6 +7,9 @@ import { inert } from '../report/inert'
 import type { ChangesReport } from './index'
 import type { FileChange } from './patch'
 import { changesCiConfig, splitDiff } from './patch'
+import { ciConfigNote, inlineCode } from './markdown'
+
+export { ciConfigNote, inlineCode } from './markdown'
 
 /** Share of the comment (65,536 characters) the Changes section may take; the log is trimmed before it, the final text after it. */
 export const CHANGES_COMMENT_SHARE = 0.25
@@ -19,15 +22,6 @@ export function showPath(path: string): string {
   const quoted = /[\u0000-\u001f\u007f-\u009f"\\\u2028\u2029]/.test(path) ? JSON.stringify(path) : path
   // bidi controls (a name that reads `reportexe.pdf`) shown as their escapes
   return quoted.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
-
-/** Inline code that no backtick in `text` can close. */
-export function inlineCode(text: string): string {
-  let longest = 0
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
-  const tick = '`'.repeat(longest + 1)
-  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : ''
-  return `${tick}${pad}${neutraliseMentions(text.replace(/[\r\n]+/g, ' '))}${pad}${tick}`
 }
 
 /** Agent text in a block: the one inert rendering (no bidi override, ESC, BS, FF or BEL reaches the report raw). */
@@ -75,14 +69,6 @@ function readableDiff(diff: string, budget: number): { text: string; cut: number
   const nl = text.lastIndexOf('\n')
   text = nl > 0 ? text.slice(0, nl + 1) : ''
   return { text, cut: whole.length - text.length }
-}
-
-/** The line that points a reviewer at changes to CI or review configuration first. */
-export function ciConfigNote(files: FileChange[]): string {
-  const ci = files.filter(changesCiConfig)
-  if (!ci.length) return ''
-  const names = ci.slice(0, 20).map(f => inert.inline(f.path))
-  return `⚠️ **Changes CI or review configuration** (review these first): ${names.join(', ')}${ci.length > 20 ? `, and ${ci.length - 20} more` : ''}.`
 }
 
 function outcomeLines(r: Extract<ChangesReport, { kind: 'computed' }>): string[] {

@@ -38,6 +38,62 @@ export function proxySource(): string | undefined {
   }
 }
 
+/** The tally of what the proxy reported, bounded; refusals are logged (the first MAX_LOGGED). */
+class Tally {
+  private readonly reached = new Map<string, number>()
+  private readonly refused = new Map<string, { count: number; line?: string; why: string }>()
+  private otherReached = 0
+  private otherRefused = 0
+  private logged = 0
+
+  constructor(private readonly log: (m: string) => void) {}
+
+  count(e: ProxyEvent): void {
+    if (e.t === 'reached') {
+      if (this.reached.has(e.host) || this.reached.size < MAX_HOSTS) this.reached.set(e.host, (this.reached.get(e.host) ?? 0) + 1)
+      else this.otherReached++
+    } else if (e.t === 'refused') {
+      const r = this.refused.get(e.host)
+      if (r) r.count++
+      else if (this.refused.size < MAX_HOSTS) this.refused.set(e.host, { count: 1, line: e.line, why: e.why })
+      else this.otherRefused++
+      if (this.logged++ < MAX_LOGGED)
+        this.log(`Network: refused ${e.host}:${e.port} (${e.why})${e.line ? `; allowed-domains would need the line: ${e.line}` : ''}`)
+      else if (this.logged === MAX_LOGGED + 1) this.log('Network: further refusals are counted in the report, not logged.')
+    }
+  }
+
+  report(problem: string | undefined): NetworkReport {
+    return {
+      contained: true,
+      problem,
+      reached: [...this.reached].map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count),
+      refused: [...this.refused].map(([host, r]) => ({ host, ...r })).sort((a, b) => b.count - a.count),
+      otherReached: this.otherReached,
+      otherRefused: this.otherRefused
+    }
+  }
+}
+
+/** Calls `fn` with each JSON line the stream writes (other lines are skipped). */
+function onJsonLines<T>(stream: NodeJS.ReadableStream | null, fn: (value: T) => void): void {
+  let buf = ''
+  stream?.on('data', (d: Buffer) => {
+    buf += d.toString()
+    let nl: number
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+      try {
+        fn(JSON.parse(line) as T)
+      } catch {
+        // not a line of ours
+      }
+    }
+    if (buf.length > 65536) buf = ''
+  })
+}
+
 export function startProxyProcess(o: {
   priv: Privilege
   node: string
@@ -48,11 +104,7 @@ export function startProxyProcess(o: {
   allowed: string[]
   log: (m: string) => void
 }): Promise<ProxyProcess> {
-  const reached = new Map<string, number>()
-  const refused = new Map<string, { count: number; line?: string; why: string }>()
-  let otherReached = 0
-  let otherRefused = 0
-  let logged = 0
+  const tally = new Tally(o.log)
   let problem: string | undefined
   let stopping = false
   const cfg = JSON.stringify({ socket: o.socket, uid: o.uid, gid: o.gid, allowed: o.allowed })
@@ -61,14 +113,7 @@ export function startProxyProcess(o: {
   child.stdin?.on('error', () => undefined)
   const exited = new Promise<void>(r => child.on('close', () => r()))
   const handle: ProxyProcess = {
-    report: () => ({
-      contained: true,
-      problem,
-      reached: [...reached].map(([host, count]) => ({ host, count })).sort((a, b) => b.count - a.count),
-      refused: [...refused].map(([host, r]) => ({ host, ...r })).sort((a, b) => b.count - a.count),
-      otherReached,
-      otherRefused
-    }),
+    report: () => tally.report(problem),
     stop: async () => {
       stopping = true
       child.stdin?.end()
@@ -78,7 +123,6 @@ export function startProxyProcess(o: {
     }
   }
   return new Promise(resolve => {
-    let buf = ''
     let ready = false
     const fail = (why: string) => {
       if (ready) {
@@ -91,38 +135,12 @@ export function startProxyProcess(o: {
       child.kill('SIGKILL')
       resolve(handle)
     }
-    const onEvent = (e: ProxyEvent | { t: 'ready' } | { t: 'error'; why: string }) => {
+    onJsonLines(child.stdout, (e: ProxyEvent | { t: 'ready' } | { t: 'error'; why: string }) => {
       if (e.t === 'ready') {
         ready = true
-        return resolve(handle)
-      }
-      if (e.t === 'error') return fail(e.why)
-      if (e.t === 'reached') {
-        if (reached.has(e.host) || reached.size < MAX_HOSTS) reached.set(e.host, (reached.get(e.host) ?? 0) + 1)
-        else otherReached++
-      } else if (e.t === 'refused') {
-        const r = refused.get(e.host)
-        if (r) r.count++
-        else if (refused.size < MAX_HOSTS) refused.set(e.host, { count: 1, line: e.line, why: e.why })
-        else otherRefused++
-        if (logged++ < MAX_LOGGED)
-          o.log(`Network: refused ${e.host}:${e.port} (${e.why})${e.line ? `; allowed-domains would need the line: ${e.line}` : ''}`)
-        else if (logged === MAX_LOGGED + 1) o.log('Network: further refusals are counted in the report, not logged.')
-      }
-    }
-    child.stdout?.on('data', (d: Buffer) => {
-      buf += d.toString()
-      let nl: number
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl)
-        buf = buf.slice(nl + 1)
-        try {
-          onEvent(JSON.parse(line))
-        } catch {
-          // not a line of ours
-        }
-      }
-      if (buf.length > 65536) buf = ''
+        resolve(handle)
+      } else if (e.t === 'error') fail(e.why)
+      else tally.count(e)
     })
     child.on('error', e => fail(e.message))
     child.on('close', code => fail(`exit ${code}`))

@@ -4,7 +4,7 @@ import * as core from '../actions-core'
 import type { Outcome, ReportMeta } from './render'
 import { renderFinal, renderSummary } from './render'
 import { formatUsd } from '../agent/cost'
-import type { ReportComment } from './github'
+import type { ReportComment } from '../github/comment'
 import { messageOf, statusOf, within } from '../util'
 
 export interface Published {

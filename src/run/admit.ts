@@ -4,7 +4,7 @@ import { decide, type Task } from '../trigger'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import { skip } from './finish'
-import { GitHubSide } from './github-side'
+import { GitHubSide } from '../github/side'
 import { readEvent, settingsOrFail } from './inputs'
 
 export interface Admitted {

@@ -1,7 +1,7 @@
 // The agent's part of a run: the sandbox its commands run in, and the loop,
 // wired to the model API and to the run's record.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { runLoop } from '../agent/loop'
+import { runLoop, type LoopDeps } from '../agent/loop'
 import { createModelCall } from '../agent/model'
 import { systemPrompt } from '../agent/prompt'
 import { contextWindowOf } from '../agent/cost'
@@ -47,127 +47,155 @@ export interface AgentContext {
 }
 
 export function startAgent(ctx: AgentContext): AgentRun {
-  const { settings, control, rec, out, workspace } = ctx
-  // Set up beside the first model request; the first command waits for it.
-  // The copy's path is known at once (the prompt names it); set-up goes on beside the first model request.
-  const plan = planWorkdir(settings.sandbox, workspace)
-  // none mode: where the git configs' original bytes are kept, known to the post step before anything changes
+  const agent = new Agent(ctx)
+  return { result: agent.result, handBack: fn => agent.handBack(fn) }
+}
+
+/** Where the git configs' original bytes are kept (none mode), known to the post step before anything changes; then the sandbox's set-up. */
+function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox> {
+  const { settings, out } = ctx
   const credentialState = newCredentialState(process.env.RUNNER_TEMP || tmpdir())
   out.redactor.add(credentialState.slice(0, credentialState.indexOf(':')))
   state.setCredentials(credentialState)
   const ready = prepareSandbox({
     mode: settings.sandbox,
-    workspace,
+    workspace: ctx.workspace,
     env: process.env,
     redactor: out.redactor,
     log: out.log,
-    runDir: plan.runDir,
+    runDir,
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
     credentialState,
     network: { mode: settings.network, allowed: settings.allowedDomains }
   })
-  ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
-  let sandbox: Sandbox | undefined
-  let prepared = ready // the sandbox once its copy starts where the thread's work is
+  ready.catch(() => {}) // awaited later; avoid an unhandled rejection before then
+  return ready
+}
 
-  const result = (async (): Promise<RunResult> => {
-    try {
-      // The thread's last conversation, then the task (the sandbox gets ready meanwhile).
-      const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
-      const started = await ctx.thread.start(inert.api(stripHidden(ctx.task.prompt)), contextBudgetTokens)
-      rec.messages.push(...started.messages)
-      rec.note = started.note
-      // the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
-      const note = (line: string) => (rec.note = [rec.note, line].filter(Boolean).join('\n\n'))
-      prepared = ctx.thread.branch.prepare(ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note })
-      prepared.catch(() => {}) // awaited by the first command and the release
-      rec.system = systemPrompt(
-        {
-          workspace: plan.workdir,
-          repository: ctx.repository,
-          commandTimeoutSec: settings.commandTimeoutMs / 1000,
-          maxOutputChars: settings.maxOutputChars,
-          blocked: settings.blocked,
-          append: settings.appendSystemPrompt
-        },
-        ctx.task
-      )
-      const modelCall = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
-      let firstCall = true
-      const loop = runLoop(
-        rec.messages,
-        {
-          model: settings.model,
-          system: rec.system,
-          maxTokens: settings.maxTokens,
-          effort: settings.effort,
-          maxTurns: settings.maxTurns,
-          deadline: control.deadline,
-          maxCostUsd: settings.maxCostUsd,
-          // thinking blocks another model wrote are dropped from the history
-          historyModel: ctx.thread.loaded?.model ?? settings.model,
-          contextBudgetTokens,
-          signal: control.signal
-        },
-        {
-          callModel: (params, signal) => {
-            if (firstCall) {
-              firstCall = false
-              void requestSent(500).then(ctx.onFirstRequest) // subscribes before the request starts
-            }
-            return modelCall(params, signal)
-          },
-          runCommand: commandRunner(
-            async (command, o) => {
-              if (!sandbox) {
-                try {
-                  sandbox = await untilAborted(prepared, o.signal ?? control.signal)
-                } catch (error) {
-                  if (o.signal?.aborted) throw error
-                  throw new Error(`the sandbox for commands could not be set up: ${messageOf(error)}`)
-                }
-                rec.info.sandbox = sandbox.note
-              }
-              return sandbox.run(command, o)
-            },
-            settings,
-            { redact: out.redact, margin: Math.max(512, out.redactor.maxFormLength) }
-          ),
-          onEvent: rec.onEvent
-        }
-      )
-      return await control.windDown(loop, () => rec.snapshot('the run ended while this command ran'))
-    } catch (error) {
-      return { ...rec.snapshot('the run failed while this command ran'), error: `Unexpected error: ${messageOf(error)}` }
+/** The run's sandbox and loop: the sandbox is set up beside the first model request, and the first command waits for it. */
+class Agent {
+  readonly result: Promise<RunResult>
+  /** the copy's path is known at once (the prompt names it) */
+  private readonly plan: ReturnType<typeof planWorkdir>
+  private readonly ready: Promise<Sandbox>
+  /** the sandbox once its copy starts where the thread's work is */
+  private prepared: Promise<Sandbox>
+  private sandbox: Sandbox | undefined
+  private firstCall = true
+
+  constructor(private readonly ctx: AgentContext) {
+    this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
+    this.ready = this.prepared = prepare(ctx, this.plan.runDir)
+    this.result = this.run().catch(error => ({
+      ...ctx.rec.snapshot('the run failed while this command ran'),
+      error: `Unexpected error: ${messageOf(error)}`
+    }))
+  }
+
+  private async run(): Promise<RunResult> {
+    const { settings, control, rec } = this.ctx
+    const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
+    await this.startConversation(contextBudgetTokens)
+    const loop = runLoop(
+      rec.messages,
+      {
+        model: settings.model,
+        system: rec.system,
+        maxTokens: settings.maxTokens,
+        effort: settings.effort,
+        maxTurns: settings.maxTurns,
+        deadline: control.deadline,
+        maxCostUsd: settings.maxCostUsd,
+        // thinking blocks another model wrote are dropped from the history
+        historyModel: this.ctx.thread.loaded?.model ?? settings.model,
+        contextBudgetTokens,
+        signal: control.signal
+      },
+      { callModel: this.modelCall(), runCommand: this.commandRunner(), onEvent: rec.onEvent }
+    )
+    return await control.windDown(loop, () => rec.snapshot('the run ended while this command ran'))
+  }
+
+  /** The thread's last conversation, then the task (the sandbox gets ready meanwhile), and the system prompt. */
+  private async startConversation(contextBudgetTokens: number): Promise<void> {
+    const { settings, rec, workspace, thread } = this.ctx
+    const started = await thread.start(inert.api(stripHidden(this.ctx.task.prompt)), contextBudgetTokens)
+    rec.messages.push(...started.messages)
+    rec.note = started.note
+    // the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
+    const note = (line: string) => (rec.note = [rec.note, line].filter(Boolean).join('\n\n'))
+    this.prepared = thread.branch.prepare(this.ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note })
+    this.prepared.catch(() => {}) // awaited by the first command and the release
+    rec.system = systemPrompt(
+      {
+        workspace: this.plan.workdir,
+        repository: this.ctx.repository,
+        commandTimeoutSec: settings.commandTimeoutMs / 1000,
+        maxOutputChars: settings.maxOutputChars,
+        blocked: settings.blocked,
+        append: settings.appendSystemPrompt
+      },
+      this.ctx.task
+    )
+  }
+
+  /** The model API, telling onFirstRequest once the first request is out. */
+  private modelCall(): LoopDeps['callModel'] {
+    const { settings } = this.ctx
+    const modelCall = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
+    return (params, signal) => {
+      if (this.firstCall) {
+        this.firstCall = false
+        void requestSent(500).then(this.ctx.onFirstRequest) // subscribes before the request starts
+      }
+      return modelCall(params, signal)
     }
-  })()
+  }
+
+  private commandRunner(): LoopDeps['runCommand'] {
+    const { settings, control, rec, out } = this.ctx
+    return commandRunner(
+      async (command, o) => {
+        if (!this.sandbox) {
+          try {
+            this.sandbox = await untilAborted(this.prepared, o.signal ?? control.signal)
+          } catch (error) {
+            if (o.signal?.aborted) throw error
+            throw new Error(`the sandbox for commands could not be set up: ${messageOf(error)}`)
+          }
+          rec.info.sandbox = this.sandbox.note
+        }
+        return this.sandbox.run(command, o)
+      },
+      settings,
+      { redact: out.redact, margin: Math.max(512, out.redactor.maxFormLength) }
+    )
+  }
 
   /**
    * Every process of the run stopped (verified, or said), the agent's file
    * changes brought to the workspace as plain file changes (`.git` untouched),
    * then the copy removed and the rest put back; within the clean-up budget.
    */
-  async function release(): Promise<void> {
+  private async release(): Promise<void> {
+    const { control, rec, out } = this.ctx
     const budget = control.cleanupBudgetMs()
     try {
-      sandbox ??= await within(prepared, budget, undefined)
-      const sb = sandbox
+      this.sandbox ??= await within(this.prepared, budget, undefined)
+      const sb = this.sandbox
       if (!sb) return
       rec.info.sandbox = sb.note
       const notBack: string[] = [] // what the user must know: said in the report, not only the log
-      const done = await within(
-        (async () => {
-          const stop = await sb.stopProcesses()
-          if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
-          notBack.push(...(await sb.release()))
-          rec.info.network = sb.network()
-          return true
-        })(),
-        budget,
-        false
-      )
-      if (!done) notBack.push(`putting things back took longer than ${Math.round(budget / 1000)} s; the post step finishes it`)
+      const putBack = async () => {
+        const stop = await sb.stopProcesses()
+        if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
+        notBack.push(...(await sb.release()))
+        rec.info.network = sb.network()
+        return true
+      }
+      if (!(await within(putBack(), budget, false)))
+        notBack.push(`putting things back took longer than ${Math.round(budget / 1000)} s; the post step finishes it`)
       for (const p of notBack) out.warn(`Sandbox: ${p}`)
       if (notBack.length) rec.info.sandbox = `${sb.note}; WARNING: ${notBack.join('; ')}`
     } catch (error) {
@@ -178,22 +206,20 @@ export function startAgent(ctx: AgentContext): AgentRun {
 
   // In a copy, the patch is computed inside the containment (its processes stopped, git as the sandbox user with a
   // git dir of its own) before the copy goes; nothing of it reaches the workspace but what the checks pass.
-  async function handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T> {
-    const sb = (sandbox ??= await within(prepared, control.cleanupBudgetMs(), undefined).catch(() => undefined))
+  async handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T> {
+    const sb = (this.sandbox ??= await within(this.prepared, this.ctx.control.cleanupBudgetMs(), undefined).catch(() => undefined))
     if (sb?.mode !== 'user') {
-      await release()
-      return fn({ source: { workdir: workspace, exec: localExec, inPlace: true } })
+      await this.release()
+      return fn({ source: { workdir: this.ctx.workspace, exec: localExec, inPlace: true } })
     }
     try {
       const stop = await sb.stopProcesses()
-      if (!stop.ok) out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
+      if (!stop.ok) this.ctx.out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
       return await fn({ source: copySource(sb) })
     } finally {
-      await release()
+      await this.release()
     }
   }
-
-  return { result, handBack }
 }
 
 /**

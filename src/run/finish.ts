@@ -7,7 +7,7 @@ import { setChangesOutputs } from '../changes'
 import type { Log } from '../report/log'
 import type { Thread } from '../trigger'
 import type { RunResult } from '../types'
-import type { GitHubSide } from './github-side'
+import type { GitHubSide } from '../github/side'
 import type { RunControl } from './control'
 import * as state from './state'
 

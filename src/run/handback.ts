@@ -20,7 +20,7 @@ import type { Settings } from '../settings'
 import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
 import type { RunControl } from './control'
-import type { GitHubSide } from './github-side'
+import type { GitHubSide } from '../github/side'
 
 export type Base = Awaited<ReturnType<typeof readBase>>
 

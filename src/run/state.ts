@@ -2,7 +2,7 @@
 // actions/checkout's state-helper.ts). Each is saved before the change it
 // guards, so the post step can finish whatever the main step could not.
 import * as core from '../actions-core'
-import type { CommentRef } from '../report/github'
+import type { CommentRef } from '../github/comment'
 import type { Thread } from '../trigger'
 
 function parse<T>(text: string): T | undefined {

@@ -105,6 +105,22 @@ function secretsOfValue(e: ConfigEntry): string[] {
  * by line only when `lineByLine` (a file in the workspace): an include or
  * gitfile may point at any file of the system, which is then left alone.
  */
+/** Sections named by a URL with credentials go whole: header, entries and comments up to the next header. Returns their indexes. */
+function dropCredentialSections(sections: ReturnType<typeof parseConfig>['sections'], end: number, f: FileFindings): Set<number> {
+  const dropped = new Set<number>()
+  sections.forEach((s, index) => {
+    if (s.subsection === undefined) return
+    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
+    dropped.add(index)
+    f.secrets.push(...urlSecrets(s.subsection))
+    if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
+    const nextHeader = sections[index + 1]
+    f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : end, put: '' })
+    f.what.push(`the section [${s.section} "…"]`)
+  })
+  return dropped
+}
+
 export function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean, lineByLine: boolean): FileFindings {
   const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
   let parsed
@@ -122,18 +138,7 @@ export function findInConfig(bytes: Buffer, file: string, hasCredentials: (targe
     return [/^[ \t]*$/.test(before) ? e.lineStart : e.start, e.end]
   }
 
-  // sections named by a URL with credentials go whole: header, entries and comments up to the next header
-  const dropSection = new Set<number>()
-  sections.forEach((s, index) => {
-    if (s.subsection === undefined) return
-    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
-    dropSection.add(index)
-    f.secrets.push(...urlSecrets(s.subsection))
-    if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
-    const nextHeader = sections[index + 1]
-    f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : text.length, put: '' })
-    f.what.push(`the section [${s.section} "…"]`)
-  })
+  const dropSection = dropCredentialSections(sections, text.length, f)
 
   for (const e of entries) {
     if (dropSection.has(e.sectionIndex)) {

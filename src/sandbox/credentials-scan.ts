@@ -75,6 +75,19 @@ function hiddenFile(real: string, found: { bytes: Buffer; st: Stats }, stripped:
 }
 
 /** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
+/** The real paths of those of `paths` that exist. */
+function existingReal(paths: string[]): Set<string> {
+  const real = new Set<string>()
+  for (const p of paths) {
+    try {
+      real.add(realpathSync(p))
+    } catch {
+      // none
+    }
+  }
+  return real
+}
+
 export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
   const out: Scan = { files: [], secrets: [], notes: [] }
@@ -84,14 +97,7 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     )
   }
   const home = homeFiles(o.home)
-  const stores = new Set<string>()
-  for (const store of home.stores) {
-    try {
-      stores.add(realpathSync(store))
-    } catch {
-      // none
-    }
-  }
+  const stores = existingReal(home.stores)
   const queue = [...found.files, ...home.configs, ...stores]
   const workspaceReal = realpathOr(workspace)
   const inWorkspace = (p: string) => isInside(p, workspaceReal)

@@ -3,12 +3,12 @@
 // conversation and say who stopped the run at the end, and answer `/agent stop`.
 // Every step fails soft: a thread that cannot be read means a fresh start,
 // said in one line of the report.
-import type { Octokit, Repo } from '../report/github'
+import type { Octokit } from '../github/octokit'
+import type { Repo } from '../util'
 import type { Task } from '../trigger'
 import type { MessageParam, RunResult } from '../types'
 import { appendTask } from '../agent/history'
-import { identityOf, threadComments, threadCommentsViaFetch, type Identity } from './github'
-import { proxyConfigured } from '../report/permission'
+import { identityOf, readThreadComments, type Identity } from '../github/thread'
 import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
@@ -89,11 +89,7 @@ export class ThreadSession {
       loadThreadHistory({
         repo,
         thread,
-        // only @actions/github's client honours HTTP(S)_PROXY
-        comments: async () =>
-          proxyConfigured(env)
-            ? threadComments(await this.o.getOctokit(), repo, thread)
-            : threadCommentsViaFetch(this.o.token, repo, thread, env.GITHUB_API_URL),
+        comments: () => readThreadComments({ token: this.o.token, getOctokit: this.o.getOctokit, env }, repo, thread),
         octokit: this.o.getOctokit,
         identity: octokit => this.me(octokit),
         secret: this.o.secret,

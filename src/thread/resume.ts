@@ -23,10 +23,10 @@
 // its bytes, computes the run's own changes against the start plus it, and
 // applies both to the workspace, which then holds the branch's state.
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { localExec, readBase, type Base, type ChangesReport, type Exec } from '../changes'
-import { safeGit } from '../changes/patch'
+import { localScratch, safeGit, SAFE_GIT_CONFIG, safeGitEnv, scratchRepository } from '../changes/git'
 import { inlineCode } from '../changes/render'
 import type { Sandbox } from '../sandbox'
 import { messageOf } from '../util'
@@ -146,26 +146,13 @@ export class ThreadBranch {
   }
 }
 
-const SAFE_C = [
-  '-c',
-  'core.hooksPath=/dev/null',
-  '-c',
-  'core.fsmonitor=false',
-  '-c',
-  'safe.directory=*',
-  '-c',
-  'core.attributesFile=/dev/null'
-]
+/** The copy may belong to the sandbox user: git is told to trust it (its config is not read: GIT_DIR is ours). */
+const SAFE_C = [...SAFE_GIT_CONFIG, '-c', 'safe.directory=*']
 
-/** A scratch repository (made by hand: no template, no hooks) whose store borrows `objects`. */
-function scratchRepo(dir: string, objects: string) {
-  const scratch = { gitDir: join(dir, 'git'), index: join(dir, 'index'), home: join(dir, 'home') }
-  mkdirSync(join(scratch.gitDir, 'objects', 'info'), { recursive: true })
-  mkdirSync(join(scratch.gitDir, 'refs', 'heads'), { recursive: true })
-  mkdirSync(scratch.home)
+/** A scratch repository whose store borrows `objects`, with an empty work tree. */
+async function scratchRepo(dir: string, objects: string) {
+  const scratch = await scratchRepository(localScratch, dir, [objects])
   mkdirSync(join(dir, 'wt'))
-  writeFileSync(join(scratch.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
-  writeFileSync(join(scratch.gitDir, 'objects', 'info', 'alternates'), `${objects}\n`)
   return {
     git: safeGit(localExec, scratch, join(dir, 'wt'), process.env.PATH ?? '/usr/bin:/bin'),
     objects: join(scratch.gitDir, 'objects')
@@ -174,7 +161,7 @@ function scratchRepo(dir: string, objects: string) {
 
 /** S: the checkout plus the patch, as a commit in a scratch store (the workspace's objects are only read). */
 async function baseCommit(dir: string, head: Base, diff: string): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
-  const { git, objects } = scratchRepo(join(dir, 'base'), head.objects)
+  const { git, objects } = await scratchRepo(join(dir, 'base'), head.objects)
   try {
     await git(['read-tree', head.sha])
     await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(diff))
@@ -197,14 +184,7 @@ async function applyToCopy(sb: Sandbox, diff: string, scratch: string): Promise<
   const user = sb.mode === 'user'
   const exec: Exec = user ? (file, args, opts) => sb.exec(file, args, opts) : localExec
   const gitDir = user ? join(sb.env.TMPDIR ?? dirname(sb.workdir), `thread-${randomBytes(12).toString('hex')}`) : join(scratch, 'apply')
-  const env = {
-    PATH: user ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/bin:/bin'),
-    HOME: '/nonexistent',
-    LANG: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_ATTR_NOSYSTEM: '1'
-  }
+  const env = { ...safeGitEnv(user ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/bin:/bin')), LANG: 'C' }
   const made = await exec('git', [...SAFE_C, 'init', '-q', '--bare', '--template=', gitDir], { env })
   if (made.code !== 0) return { ok: false, why: lastLine(made.stderr) }
   const applied = await exec('git', [...SAFE_C, 'apply', '--binary', '--whitespace=nowarn', '-'], {
@@ -219,7 +199,7 @@ async function applyToCopy(sb: Sandbox, diff: string, scratch: string): Promise<
 /** The patch from the checkout `real` to the branch's new tree: `from`'s tree plus what was committed. */
 async function diffToBranch(real: Base, from: Base, committed: string, dir: string): Promise<string> {
   if (!committed) return ''
-  const { git } = scratchRepo(join(dir, 'carry'), from.objects)
+  const { git } = await scratchRepo(join(dir, 'carry'), from.objects)
   await git(['read-tree', from.sha])
   await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(committed))
   const tree = (await git(['write-tree'])).toString().trim()

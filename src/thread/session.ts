@@ -14,11 +14,13 @@
 // sealed (history.ts), so the artifact is readable only by the action.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Octokit, Repo } from '../report/github'
+import type { Octokit } from '../github/octokit'
+import type { Repo } from '../util'
 import { MARKER, type Thread } from '../trigger'
 import type { MessageParam } from '../types'
 import { closeUnfinished, fitHistory } from '../agent/history'
-import { downloadRunArtifact, isOurs, type Identity, type ThreadComment } from './github'
+import { downloadRunArtifact, uploadRunArtifact } from '../github/runs'
+import { isOurs, type Identity, type ThreadComment } from '../github/thread'
 import { artifactName, seal, sha256Hex, threadKey, unseal, type LoadedHistory } from './history'
 import { parseRunMarker } from './marker'
 import { messageOf } from '../util'
@@ -140,9 +142,7 @@ export async function saveThreadHistory(o: SaveOptions): Promise<Saved> {
     mkdirSync(o.dir, { recursive: true })
     const file = join(o.dir, name)
     writeFileSync(file, bytes, { mode: 0o600 })
-    // Loaded only here: the artifact client and the storage SDK are large and no run needs them before its report.
-    const { DefaultArtifactClient } = await import('@actions/artifact')
-    await new DefaultArtifactClient().uploadArtifact(name, [file], o.dir, { skipArchive: true })
+    await uploadRunArtifact(name, file, o.dir)
     return { ok: true, artifact: name, sha256: sha256Hex(bytes) }
   } catch (error) {
     if ((error as Error)?.name === 'GHESNotSupportedError') return { ok: false, why: NO_ARTIFACTS_ON_GHES }

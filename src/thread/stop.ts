@@ -8,10 +8,12 @@
 // stop marker only in a comment of the action's own identity (anyone can type
 // one). Writing into the running run's progress comment instead would race
 // with that run's own updates of it.
-import type { Octokit, Repo } from '../report/github'
+import type { Octokit } from '../github/octokit'
+import type { Repo } from '../util'
 import { MARKER, type Thread } from '../trigger'
 import { neutraliseMentions } from '../untrusted'
-import { cancelRun, identityOf, isOurs, threadComments, type Identity } from './github'
+import { cancelRun } from '../github/runs'
+import { identityOf, isOurs, threadComments, type Identity } from '../github/thread'
 import { isLogin, parseRunMarker, parseStopMarker, stopMarker } from './marker'
 
 export type StopOutcome =

@@ -1,13 +1,12 @@
-// The thread as GitHub holds it: the action's own comments in it, the
-// artifacts of the runs they name, and cancelling a run. Octokit comes in as a
-// parameter (main loads it lazily).
-import type { Octokit, Repo } from '../report/github'
+// The thread as GitHub holds it: who the action writes as, and the comments in
+// it. Octokit comes in as a parameter (main loads it lazily).
+import type { Octokit } from './octokit'
 import { MARKER, type Thread } from '../trigger'
-import { fetchGitHub } from '../report/permission'
-import { messageOf, sleep, statusOf } from '../util'
+import { apiBase, fetchGitHub, proxyConfigured, repoPath, type EarlyAccess } from './rest'
+import { sleep, statusOf, type Repo } from '../util'
 
 /** Reads for the thread happen before the first model request: one retry, not the three a final report gets. */
-const ONE_RETRY = { retries: 1 }
+export const ONE_RETRY = { retries: 1 }
 
 export interface ThreadComment {
   id: number
@@ -82,12 +81,11 @@ export async function threadComments(octokit: Octokit, repo: Repo, thread: Threa
 /**
  * threadComments with Node's fetch: a comment-triggered run reads its thread
  * before the first model request, and loading Octokit for it would cost that
- * request tens of milliseconds (see report/permission.ts). Octokit is loaded
+ * request tens of milliseconds (see ./rest.ts). Octokit is loaded
  * only when the thread holds a run of the action.
  */
 export async function threadCommentsViaFetch(token: string, repo: Repo, thread: Thread, apiUrl?: string): Promise<ThreadComment[]> {
-  const api = (apiUrl || process.env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, '')
-  const base = `${api}/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.repo)}`
+  const base = repoPath(apiBase(apiUrl), repo)
   let url: string | undefined =
     thread.kind === 'issue'
       ? `${base}/issues/${thread.number}/comments?per_page=100`
@@ -112,74 +110,9 @@ export async function threadCommentsViaFetch(token: string, repo: Repo, thread: 
   return mine.map(toComment)
 }
 
-export type Fetched = { ok: true; bytes: Buffer } | { ok: false; why: string }
-
-/** The bytes of the artifact `name` of workflow run `runId` (needs `actions: read`). */
-export async function downloadRunArtifact(octokit: Octokit, repo: Repo, runId: number, name: string): Promise<Fetched> {
-  const fail = (why: string): Fetched => ({ ok: false, why })
-  const refused = (error: unknown, what: string): Fetched => {
-    const status = statusOf(error)
-    if (status === 401 || status === 403)
-      return fail(`the github-token may not read the run's artifacts (the workflow needs \`actions: read\`)`)
-    if (status === 410) return fail('it has expired')
-    if (status === 404) return fail(`${what} was not found (deleted or expired)`)
-    return fail(`GitHub did not give it (${status ? `HTTP ${status}` : messageOf(error)})`)
-  }
-  let artifact: { id: number; expired?: boolean } | undefined
-  try {
-    const { data } = await octokit.rest.actions.listWorkflowRunArtifacts({
-      ...repo,
-      run_id: runId,
-      name,
-      per_page: 100,
-      request: ONE_RETRY
-    })
-    artifact = data.artifacts.find(a => a.name === name)
-  } catch (error) {
-    return refused(error, 'the run')
-  }
-  if (!artifact) return fail('it was not found (deleted or expired)')
-  if (artifact.expired) return fail('it has expired')
-  let location: string | undefined
-  try {
-    const res = await octokit.rest.actions.downloadArtifact({
-      ...repo,
-      artifact_id: artifact.id,
-      archive_format: 'zip',
-      request: { redirect: 'manual', ...ONE_RETRY }
-    })
-    location = (res.headers as Record<string, string | undefined>).location
-  } catch (error) {
-    return refused(error, 'it')
-  }
-  if (!location) return fail('GitHub gave no download address for it')
-  try {
-    // A pre-signed storage address: no token goes with it.
-    const res = await fetch(location, { signal: AbortSignal.timeout(30_000) })
-    if (!res.ok) return fail(`the download failed (HTTP ${res.status})`)
-    return { ok: true, bytes: Buffer.from(await res.arrayBuffer()) }
-  } catch (error) {
-    return fail(`the download failed (${(error as Error).message})`)
-  }
-}
-
-export type Cancelled = { ok: true } | { ok: false; finished: boolean; why: string }
-
-/** POST /repos/{o}/{r}/actions/runs/{id}/cancel (needs `actions: write`). */
-export async function cancelRun(octokit: Octokit, repo: Repo, runId: number): Promise<Cancelled> {
-  try {
-    await octokit.rest.actions.cancelWorkflowRun({ ...repo, run_id: runId })
-    return { ok: true }
-  } catch (error) {
-    const status = statusOf(error)
-    if (status === 409) return { ok: false, finished: true, why: 'it has already finished' }
-    if (status === 401 || status === 403)
-      return { ok: false, finished: false, why: 'the github-token may not cancel runs (the workflow needs `actions: write`)' }
-    if (status === 404) return { ok: false, finished: true, why: 'it was not found' }
-    return {
-      ok: false,
-      finished: false,
-      why: `GitHub refused (${status ? `HTTP ${status}` : messageOf(error)})`
-    }
-  }
+/** The thread's comments, through whichever transport serves (see ./rest.ts). */
+export async function readThreadComments(access: EarlyAccess, repo: Repo, thread: Thread): Promise<ThreadComment[]> {
+  const env = access.env ?? process.env
+  if (proxyConfigured(env)) return threadComments(await access.getOctokit(), repo, thread)
+  return threadCommentsViaFetch(access.token, repo, thread, env.GITHUB_API_URL)
 }

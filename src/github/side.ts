@@ -2,14 +2,15 @@
 // progress comment. Octokit (and @actions/github, which parses the event file
 // when it loads) is loaded lazily, once the first model request is on its
 // way; the permission check before it uses Node's fetch.
-import type { Octokit, ReportComment } from '../report/github'
+import type { ReportComment } from './comment'
+import type { Octokit } from './octokit'
 import type { Log } from '../report/log'
-import { permissionViaFetch, proxyConfigured } from '../report/permission'
+import { readPermission } from './permission'
 import { mayStart } from '../gate'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
 import { messageOf, repoOf, within, type Repo } from '../util'
-import * as state from './state'
+import * as state from '../run/state'
 
 export class GitHubSide {
   readonly repo: Repo | undefined
@@ -17,7 +18,7 @@ export class GitHubSide {
   comment: ReportComment | undefined
   readonly token: string
   private readonly writeIntervalMs: number
-  private ghModule: Promise<typeof import('../report/github')> | undefined
+  private commentModule: Promise<typeof import('./comment')> | undefined
   private octokit: Promise<Octokit> | undefined
   private started: Promise<void> | undefined
   private reaction: Promise<void> = Promise.resolve()
@@ -43,12 +44,22 @@ export class GitHubSide {
     return Boolean(this.token && this.repo && this.task.thread)
   }
 
-  private loadGitHub() {
-    return (this.ghModule ??= import('../report/github'))
+  /** Logs it when the report goes to the job summary only. */
+  sayWhereTheReportGoes(): void {
+    if (this.canComment) return
+    this.out.log(
+      this.task.thread
+        ? 'No github-token: the report goes to the job summary only.'
+        : 'No issue to answer in: the report goes to the job summary only.'
+    )
+  }
+
+  private loadComment() {
+    return (this.commentModule ??= import('./comment'))
   }
 
   getOctokit(): Promise<Octokit> {
-    return (this.octokit ??= this.loadGitHub().then(gh =>
+    return (this.octokit ??= import('./octokit').then(gh =>
       gh.createOctokit(this.token, this.out.warn, { writeSpacingMs: this.writeIntervalMs })
     ))
   }
@@ -58,9 +69,7 @@ export class GitHubSide {
     const { token, repo } = this
     return mayStart(this.task.people, settings, async login => {
       if (!token || !repo) throw new Error('no github-token to ask GitHub with')
-      // only @actions/github's client honours HTTP(S)_PROXY
-      if (proxyConfigured(process.env)) return (await this.loadGitHub()).permissionOf(await this.getOctokit(), repo, login)
-      return permissionViaFetch(token, repo, login)
+      return readPermission({ token, getOctokit: () => this.getOctokit() }, repo, login)
     })
   }
 
@@ -73,7 +82,7 @@ export class GitHubSide {
     return (this.started ??= (async () => {
       const { token, repo, task, out } = this
       if (!token || !repo) return
-      const [gh, octokit] = await Promise.all([this.loadGitHub(), this.getOctokit()])
+      const [gh, octokit] = await Promise.all([this.loadComment(), this.getOctokit()])
       if (task.thread) {
         this.comment = new gh.ReportComment(octokit, repo, task.thread, out.redact, out.warn, {
           onCreate: ref => {

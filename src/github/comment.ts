@@ -1,24 +1,13 @@
-// GitHub at the edge: the eyes reaction, the one report comment (created at
-// start, updated while the agent works, finished at the end) and permission
-// look-ups. Every body passes through the redactor on its way out.
+// The report comment and the eyes reaction. Every body passes through the
+// redactor on its way out.
 //
-// All calls go through Octokit's retry plugin (5xx and network errors: 3
-// retries after 1, 4 and 9 s) and throttling plugin (writes at least 1 s
-// apart, comment creation 3 s apart, rate limits waited out twice). Progress
-// updates are the exception: they are not retried (the next one carries newer
-// news) and never wait out a rate limit, so the final report is never stuck
-// behind one.
-import * as github from '@actions/github'
-import { retry } from '@octokit/plugin-retry'
-import { throttling } from '@octokit/plugin-throttling'
+// Progress updates are not retried (the next one carries newer news) and never
+// wait out a rate limit, so the final report is never stuck behind one.
 import type { Thread } from '../trigger'
-import { COMMENT_LIMIT } from './render'
-import { roleOf } from './permission'
+import { COMMENT_LIMIT } from '../report/render'
+import type { Octokit } from './octokit'
 import { messageOf, statusOf, type Repo } from '../util'
-import Bottleneck from 'bottleneck/light.js'
 
-export type Octokit = ReturnType<typeof github.getOctokit>
-export type { Repo }
 export interface CommentRef {
   kind: 'issue' | 'review'
   id: number
@@ -41,56 +30,8 @@ export function progressInterval(sent: number): number {
   return sent < FAST_PROGRESS_UPDATES ? PROGRESS_INTERVAL_MS : SLOW_PROGRESS_INTERVAL_MS
 }
 
-/** Retries of a request that matters (the final report); progress updates get none. */
-export const GITHUB_RETRIES = 3
-
 /** Per-request marker: a request that must not wait out a rate limit. */
 const NO_WAIT = { retries: 0, noRateLimitWait: true }
-
-interface LimitOptions {
-  request?: { noRateLimitWait?: boolean }
-  method?: string
-  url?: string
-}
-
-/** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
-export const DEFAULT_WRITE_SPACING_MS = 1000
-
-/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
-const writeGroups = new Map<number, Bottleneck.Group>()
-function writeGroup(minTime: number): Bottleneck.Group {
-  let g = writeGroups.get(minTime)
-  if (!g) writeGroups.set(minTime, (g = new Bottleneck.Group({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })))
-  return g
-}
-
-export function createOctokit(token: string, log: Log, opts: { baseUrl?: string; writeSpacingMs?: number } = {}): Octokit {
-  const onLimit = (kind: string) => (after: number, o: LimitOptions, _k: unknown, count: number) => {
-    const what = `${o.method ?? ''} ${o.url ?? ''}`.trim()
-    if (o.request?.noRateLimitWait) {
-      log(`GitHub ${kind} hit (${what}); skipping this progress update`)
-      return false
-    }
-    log(`GitHub ${kind} hit (${what}); retrying in ${after} s`)
-    return count < 2
-  }
-  const options = {
-    ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
-    log: { debug: () => {}, info: () => {}, warn: log, error: log },
-    throttle: {
-      onRateLimit: onLimit('rate limit'),
-      onSecondaryRateLimit: onLimit('secondary rate limit'),
-      write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
-    },
-    retry: { retries: GITHUB_RETRIES }
-  }
-  return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
-}
-
-export async function permissionOf(octokit: Octokit, repo: Repo, login: string): Promise<string> {
-  const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: login })
-  return roleOf(data as { role_name?: string; permission?: string })
-}
 
 /** The eyes reaction: nice to have, so one retry at most; the caller logs a failure. */
 export async function addEyes(

@@ -1,0 +1,120 @@
+// Git with nothing of the agent's in play, written once: no system or global
+// config, no system attributes, no hooks, no fsmonitor (the config options git
+// would run a program for), and throwaway repositories made by hand (no
+// template, so no hooks are copied) whose store borrows another's objects.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Exec } from './exec'
+
+/** The environment of such a git: config only from the command line (and a repository of our own). */
+export function safeGitEnv(pathEnv: string, home = '/nonexistent'): Record<string, string> {
+  return {
+    PATH: pathEnv,
+    HOME: home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1'
+  }
+}
+
+/** `-c` options that keep a repository's own config from running anything (hooks, fsmonitor) or converting files (attributes). */
+export const SAFE_GIT_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.attributesFile=/dev/null'
+].flatMap(c => ['-c', c])
+
+/** The few file operations the throwaway repository needs, done by whoever runs git. */
+export interface ScratchFs {
+  mkdtemp(prefix: string): Promise<string>
+  mkdir(path: string): Promise<void>
+  write(path: string, content: string): Promise<void>
+  rm(path: string): Promise<void>
+}
+
+export const localScratch: ScratchFs = {
+  mkdtemp: async prefix => mkdtempSync(prefix),
+  mkdir: async path => void mkdirSync(path, { recursive: true }),
+  write: async (path, content) => writeFileSync(path, content),
+  rm: async path => rmSync(path, { recursive: true, force: true })
+}
+
+/** The same through `exec` (no shell of the agent's: sh -c with the path as an argument). */
+export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
+  const must = async (file: string, args: string[], input?: Buffer) => {
+    const r = await exec(file, args, { env, input, cwd: '/' })
+    if (r.code !== 0) throw new PatchError(`${file} failed: ${r.stderr.trim().split('\n')[0]}`)
+    return r.stdout.toString('utf8').trim()
+  }
+  return {
+    mkdtemp: prefix => must('mktemp', ['-d', `${prefix}XXXXXXXXXX`]),
+    mkdir: async path => void (await must('mkdir', ['-p', '--', path])),
+    write: async (path, content) => void (await must('sh', ['-c', 'cat > "$1"', 'sh', path], Buffer.from(content))),
+    rm: async path => void (await must('rm', ['-rf', '--', path]))
+  }
+}
+
+/** For every path: no filter, no end-of-line or encoding conversion, no ident; diff and eol left to git's defaults. */
+const NEUTRAL_ATTRIBUTES = '* -filter -text -ident -working-tree-encoding !eol !diff !merge\n'
+
+export class PatchError extends Error {}
+
+/** Where a scratch repository keeps its parts. */
+export interface ScratchRepository {
+  gitDir: string
+  index: string
+  home: string
+}
+
+/**
+ * A bare repository in `root` (HEAD, objects/, refs/ and info/ made by hand,
+ * so no template is copied) whose store borrows `objects` read-only, with
+ * neutral attributes for every path and an empty home.
+ */
+export async function scratchRepository(fs: ScratchFs, root: string, objects: string[]): Promise<ScratchRepository> {
+  const repo = { gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') }
+  await fs.mkdir(repo.home)
+  for (const d of ['objects/info', 'refs/heads', 'info']) await fs.mkdir(join(repo.gitDir, d))
+  await fs.write(join(repo.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
+  await fs.write(join(repo.gitDir, 'objects', 'info', 'alternates'), `${objects.join('\n')}\n`)
+  await fs.write(join(repo.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
+  return repo
+}
+
+/** A git run in the throwaway repository, with nothing of the agent's config or code in play. */
+export function safeGit(exec: Exec, scratch: ScratchRepository, workTree: string, pathEnv: string) {
+  const env: Record<string, string> = {
+    ...safeGitEnv(pathEnv, scratch.home),
+    XDG_CONFIG_HOME: scratch.home,
+    GIT_DIR: scratch.gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_INDEX_FILE: scratch.index,
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_OPTIONAL_LOCKS: '0'
+  }
+  const config = [
+    ...SAFE_GIT_CONFIG,
+    ...[
+      'core.untrackedCache=false',
+      'core.autocrlf=false',
+      // the scratch store is thrown away: the fastest compression (a big change is hashed and written once)
+      'core.looseCompression=1',
+      'core.symlinks=true',
+      'core.filemode=true',
+      'core.excludesFile=/dev/null',
+      'core.quotePath=true',
+      'diff.external=',
+      'diff.noprefix=false',
+      'diff.mnemonicPrefix=false',
+      'color.ui=false'
+    ].flatMap(c => ['-c', c])
+  ]
+  return async (args: string[], input?: Buffer): Promise<Buffer> => {
+    const r = await exec('git', [...config, ...args], { cwd: workTree, env, input })
+    if (r.code !== 0)
+      throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
+    return r.stdout
+  }
+}

@@ -1,0 +1,56 @@
+// The one GitHub client: Octokit with its retry plugin (5xx and network
+// errors: 3 retries after 1, 4 and 9 s) and throttling plugin (writes at least
+// 1 s apart, comment creation 3 s apart, rate limits waited out twice). Loading
+// it (and @actions/github, which parses the event file when it loads) costs
+// tens of milliseconds, so it is imported lazily, once the first model request
+// is on its way; the reads before it go through ./rest.ts.
+import * as github from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+import Bottleneck from 'bottleneck/light.js'
+
+export type Octokit = ReturnType<typeof github.getOctokit>
+type Log = (message: string) => void
+
+/** Retries of a request that matters (the final report); progress updates get none. */
+export const GITHUB_RETRIES = 3
+
+interface LimitOptions {
+  request?: { noRateLimitWait?: boolean }
+  method?: string
+  url?: string
+}
+
+/** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
+export const DEFAULT_WRITE_SPACING_MS = 1000
+
+/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
+const writeGroups = new Map<number, Bottleneck.Group>()
+function writeGroup(minTime: number): Bottleneck.Group {
+  let g = writeGroups.get(minTime)
+  if (!g) writeGroups.set(minTime, (g = new Bottleneck.Group({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })))
+  return g
+}
+
+export function createOctokit(token: string, log: Log, opts: { baseUrl?: string; writeSpacingMs?: number } = {}): Octokit {
+  const onLimit = (kind: string) => (after: number, o: LimitOptions, _k: unknown, count: number) => {
+    const what = `${o.method ?? ''} ${o.url ?? ''}`.trim()
+    if (o.request?.noRateLimitWait) {
+      log(`GitHub ${kind} hit (${what}); skipping this progress update`)
+      return false
+    }
+    log(`GitHub ${kind} hit (${what}); retrying in ${after} s`)
+    return count < 2
+  }
+  const options = {
+    ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+    log: { debug: () => {}, info: () => {}, warn: log, error: log },
+    throttle: {
+      onRateLimit: onLimit('rate limit'),
+      onSecondaryRateLimit: onLimit('secondary rate limit'),
+      write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
+    },
+    retry: { retries: GITHUB_RETRIES }
+  }
+  return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
+}
