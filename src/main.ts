@@ -34,7 +34,8 @@ export async function main(): Promise<void> {
     token: github.token,
     secret: settings.apiKey || settings.authToken || '',
     getOctokit: () => github.getOctokit(),
-    warn: out.warn
+    warn: out.warn,
+    comments: admitted.comments
   })
   if (task.mode === 'stop') {
     await answerStop(thread.options, out.log).catch(e => out.warn(`Stop: ${messageOf(e)}`))

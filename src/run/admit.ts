@@ -5,6 +5,7 @@ import type { Log } from '../report/log'
 import type { Settings } from '../settings'
 import { skip } from './finish'
 import { GitHubSide } from '../github/side'
+import { readThreadComments, type ThreadComment } from '../github/thread'
 import { readEvent, settingsOrFail } from './inputs'
 
 export interface Admitted {
@@ -12,6 +13,8 @@ export interface Admitted {
   task: Task
   payload: unknown
   github: GitHubSide
+  /** the thread's comments, being read */
+  comments?: Promise<ThreadComment[]>
 }
 
 /** The run to make, or undefined when the step was failed (bad settings) or skipped (said why). */
@@ -26,6 +29,7 @@ export async function admit(out: Log): Promise<Admitted | undefined> {
   }
   const { task } = decision
   const github = new GitHubSide(settings, task, out)
+  const comments = prefetchComments(task, github)
   if (task.people.length) {
     const gate = await github.gate(settings)
     if (!gate.allowed) {
@@ -34,5 +38,14 @@ export async function admit(out: Log): Promise<Admitted | undefined> {
     }
     out.log(`Trigger from ${task.source}; ${gate.reason}.`)
   }
-  return { settings, task, payload, github }
+  return { settings, task, payload, github, comments }
+}
+
+/** The thread's comments (where its last run is found), read beside the permission read when the run may continue one. */
+function prefetchComments(task: Task, github: GitHubSide): Promise<ThreadComment[]> | undefined {
+  const runId = Number(process.env.GITHUB_RUN_ID ?? '')
+  if (task.mode !== 'continue' || !task.thread || !github.repo || !github.token || !(runId > 0)) return undefined
+  const read = readThreadComments({ token: github.token, getOctokit: () => github.getOctokit() }, github.repo, task.thread)
+  read.catch(() => {}) // the session awaits it and says what failed
+  return read
 }

@@ -73,12 +73,18 @@ function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox
   return ready
 }
 
-/** The run's sandbox and loop: the sandbox is set up beside the first model request, and the first command waits for it. */
+/**
+ * The run's sandbox and loop. The sandbox's set-up starts once the first model request is out (its
+ * processes would otherwise compete with that request for the runner's two cores) and goes on
+ * while the model thinks; the first command waits for it.
+ */
 class Agent {
   readonly result: Promise<RunResult>
   /** the copy's path is known at once (the prompt names it) */
   private readonly plan: ReturnType<typeof planWorkdir>
   private readonly ready: Promise<Sandbox>
+  private readonly startSetup: () => void
+  private setupStarted = false
   /** the sandbox once its copy starts where the thread's work is */
   private prepared: Promise<Sandbox>
   private sandbox: Sandbox | undefined
@@ -86,7 +92,13 @@ class Agent {
 
   constructor(private readonly ctx: AgentContext) {
     this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
-    this.ready = this.prepared = prepare(ctx, this.plan.runDir)
+    let start = () => {}
+    this.ready = this.prepared = new Promise<Sandbox>(resolve => (start = () => resolve(prepare(ctx, this.plan.runDir))))
+    this.ready.catch(() => {}) // awaited later
+    this.startSetup = () => {
+      if (!this.setupStarted) start()
+      this.setupStarted = true
+    }
     this.result = this.run().catch(error => ({
       ...ctx.rec.snapshot('the run failed while this command ran'),
       error: `Unexpected error: ${messageOf(error)}`
@@ -147,7 +159,11 @@ class Agent {
     return (params, signal) => {
       if (this.firstCall) {
         this.firstCall = false
-        void requestSent(500).then(this.ctx.onFirstRequest) // subscribes before the request starts
+        // subscribes before the request starts
+        void requestSent(500).then(() => {
+          this.startSetup()
+          this.ctx.onFirstRequest()
+        })
       }
       return modelCall(params, signal)
     }
@@ -158,6 +174,7 @@ class Agent {
     return commandRunner(
       async (command, o) => {
         if (!this.sandbox) {
+          this.startSetup()
           try {
             this.sandbox = await untilAborted(this.prepared, o.signal ?? control.signal)
           } catch (error) {
@@ -181,6 +198,7 @@ class Agent {
   private async release(): Promise<void> {
     const { control, rec, out } = this.ctx
     const budget = control.cleanupBudgetMs()
+    if (!this.setupStarted) return // nothing was set up: no command ran
     try {
       this.sandbox ??= await within(this.prepared, budget, undefined)
       const sb = this.sandbox
@@ -207,7 +225,9 @@ class Agent {
   // In a copy, the patch is computed inside the containment (its processes stopped, git as the sandbox user with a
   // git dir of its own) before the copy goes; nothing of it reaches the workspace but what the checks pass.
   async handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T> {
-    const sb = (this.sandbox ??= await within(this.prepared, this.ctx.control.cleanupBudgetMs(), undefined).catch(() => undefined))
+    const sb = this.setupStarted
+      ? (this.sandbox ??= await within(this.prepared, this.ctx.control.cleanupBudgetMs(), undefined).catch(() => undefined))
+      : undefined
     if (sb?.mode !== 'user') {
       await this.release()
       return fn({ source: { workdir: this.ctx.workspace, exec: localExec, inPlace: true } })

@@ -8,7 +8,7 @@ import type { Repo } from '../util'
 import type { Task } from '../trigger'
 import type { MessageParam, RunResult } from '../types'
 import { appendTask } from '../agent/history'
-import { identityOf, readThreadComments, type Identity } from '../github/thread'
+import { identityOf, readThreadComments, type Identity, type ThreadComment } from '../github/thread'
 import type { LoadedHistory } from './history'
 import { runMarker } from './marker'
 import { loadThreadHistory, saveThreadHistory } from './session'
@@ -31,6 +31,8 @@ export interface SessionOptions {
   getOctokit: () => Promise<Octokit>
   warn: (message: string) => void
   env?: NodeJS.ProcessEnv
+  /** the thread's comments, when their read was started already (beside the permission read) */
+  comments?: Promise<ThreadComment[]>
 }
 
 export class ThreadSession {
@@ -89,7 +91,7 @@ export class ThreadSession {
       loadThreadHistory({
         repo,
         thread,
-        comments: () => readThreadComments({ token: this.o.token, getOctokit: this.o.getOctokit, env }, repo, thread),
+        comments: () => this.o.comments ?? readThreadComments({ token: this.o.token, getOctokit: this.o.getOctokit, env }, repo, thread),
         octokit: this.o.getOctokit,
         identity: octokit => this.me(octokit),
         secret: this.o.secret,
