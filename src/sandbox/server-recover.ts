@@ -10,7 +10,7 @@
 export function recoverRun(): void {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const [ns, dir, rm, key, user, userdel] = process.argv.slice(1)
+  const [ns, dir, rm, key, user, userdel, cgroup] = process.argv.slice(1)
   const problems: string[] = []
   const inNs = (): number[] =>
     fs
@@ -57,6 +57,17 @@ export function recoverRun(): void {
   if (dir) {
     const r = cp.spawnSync(rm, ['-rf', '--one-file-system', '--', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
     if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
+  }
+  if (cgroup && !left.length) {
+    // empty once the namespace is gone (a process still dying makes it busy a moment)
+    for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
+      try {
+        fs.rmdirSync(cgroup)
+      } catch {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40)
+      }
+    }
+    if (fs.existsSync(cgroup)) problems.push(`could not remove the cgroup ${cgroup}`)
   }
   if (user && userdel && !left.length) {
     const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
