@@ -21,6 +21,7 @@ import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
 import { localExec, execScratch, type HandBackOptions } from '../changes'
+import { trustedGit, withTrustedGit } from './trusted-git'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -51,6 +52,8 @@ export function startAgent(ctx: AgentContext): AgentRun {
   // Set up beside the first model request; the first command waits for it.
   // The copy's path is known at once (the prompt names it); set-up goes on beside the first model request.
   const plan = planWorkdir(settings.sandbox, workspace)
+  // the hand-back's git, found before the agent can plant one
+  const git = trustedGit(workspace)
   // none mode: where the git configs' original bytes are kept, known to the post step before anything changes
   const credentialState = newCredentialState(process.env.RUNNER_TEMP || tmpdir())
   out.redactor.add(credentialState.slice(0, credentialState.indexOf(':')))
@@ -65,7 +68,8 @@ export function startAgent(ctx: AgentContext): AgentRun {
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
     credentialState,
-    network: { mode: settings.network, allowed: settings.allowedDomains }
+    network: { mode: settings.network, allowed: settings.allowedDomains },
+    memoryMiB: settings.memoryLimitMiB
   })
   ready.catch(() => {}) // awaited below; avoid an unhandled rejection before then
   let sandbox: Sandbox | undefined
@@ -182,7 +186,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
     const sb = (sandbox ??= await within(prepared, control.cleanupBudgetMs(), undefined).catch(() => undefined))
     if (sb?.mode !== 'user') {
       await release()
-      return fn({ source: { workdir: workspace, exec: localExec, inPlace: true } })
+      return fn({ source: { workdir: workspace, exec: withTrustedGit(localExec, git), inPlace: true } })
     }
     try {
       const stop = await sb.stopProcesses()
@@ -191,7 +195,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
       return await fn({
         source: {
           workdir: sb.workdir,
-          exec: sb.exec,
+          exec: withTrustedGit(sb.exec, git),
           inPlace: false,
           start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
           scratch: execScratch(sb.exec, env),

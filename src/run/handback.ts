@@ -9,12 +9,13 @@ import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
 import type { RunControl } from './control'
 import type { GitHubSide } from './github-side'
+import { trustedGit, withTrustedGit } from './trusted-git'
 
 export type Base = Awaited<ReturnType<typeof readBase>>
 
 /** The starting commit, read before any command runs. */
 export function readStart(workspace: string): Promise<Base | undefined> {
-  return readBase(workspace, localExec).catch(() => undefined)
+  return readBase(workspace, withTrustedGit(localExec, trustedGit(workspace))).catch(() => undefined)
 }
 
 export interface HandBackContext {
