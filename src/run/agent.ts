@@ -21,7 +21,7 @@ import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
 import { localExec, execScratch, type HandBackOptions } from '../changes'
-import { trustedGit, withTrustedGit } from './trusted-git'
+import { trustedGit, withTrustedGit } from '../sandbox/trusted-git'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */

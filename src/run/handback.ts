@@ -9,7 +9,7 @@ import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
 import type { RunControl } from './control'
 import type { GitHubSide } from './github-side'
-import { trustedGit, withTrustedGit } from './trusted-git'
+import { trustedGit, withTrustedGit } from '../sandbox/trusted-git'
 
 export type Base = Awaited<ReturnType<typeof readBase>>
 

@@ -355,7 +355,7 @@ async function networkOf(
   const source = proxySource()
   if (!source) return closed("the proxy's program was not found beside the action, so the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, node: process.execPath, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, node: host.baseState()?.node ?? process.execPath, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(

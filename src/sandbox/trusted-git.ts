@@ -5,7 +5,7 @@
 // the agent planted in a folder on PATH, or in the workspace, never runs.
 import path from 'node:path'
 import type { Exec } from '../changes'
-import { findProgram, realpathOr, trustedDir } from '../sandbox/privilege'
+import { findProgram, realpathOr, trustedDir } from './privilege'
 
 export interface TrustedGit {
   /** absolute path; undefined when there is none (then no git runs) */
