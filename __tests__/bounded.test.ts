@@ -8,6 +8,7 @@ import os from 'node:os'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
 import { agent, type Ran } from './helpers/agent-run'
+import { AGENT_CGROUP, memoryBytes, planCgroup } from '../src/sandbox/memory'
 
 const isRoot = process.platform === 'linux' && process.getuid?.() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
@@ -104,4 +105,19 @@ describe.each(KINDS)('bounded ($name)', kind => {
     },
     300_000
   )
+})
+
+describe("the run's memory and its cgroup, planned", () => {
+  test("at most half the machine's memory; a cgroup path of the run's own form only", () => {
+    const half = Math.floor(os.totalmem() / 2 / 1048576) * 1048576
+    expect(memoryBytes()).toBe(half)
+    expect(memoryBytes(64)).toBe(64 * 1048576)
+    expect(memoryBytes(10_000_000)).toBe(half)
+    const run = `/var/lib/bash-agent/runs/${'a1'.repeat(16)}`
+    const planned = planCgroup(run)
+    if (hasCgroup) expect(planned).toMatch(new RegExp(`^/sys/fs/cgroup/.*bash-agent-${'a1'.repeat(16)}$`))
+    if (planned) expect(AGENT_CGROUP.test(planned)).toBe(true)
+    for (const bad of [`/sys/fs/cgroup/../../etc/bash-agent-${'a1'.repeat(16)}`, `/sys/fs/cgroup/x/bash-agent-1`, '/etc/passwd', ''])
+      expect(AGENT_CGROUP.test(bad)).toBe(false)
+  })
 })

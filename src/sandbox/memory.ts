@@ -15,7 +15,7 @@ export function memoryBytes(mib?: number): number {
 }
 
 /** A run's cgroup path: only such a path is ever made or removed. */
-export const AGENT_CGROUP = /^\/sys\/fs\/cgroup\/(?:[\w.:@-]+\/)*bash-agent-[0-9a-f]{32}$/
+export const AGENT_CGROUP = /^\/sys\/fs\/cgroup\/(?:(?!\.\.?\/)[\w.:@-]+\/)*bash-agent-[0-9a-f]{32}$/
 
 /**
  * Where the run's cgroup goes: under a parent of the runs' own at the root of cgroup v2 (a cgroup that
