@@ -40,11 +40,11 @@ export async function cleanConfig(t: ServerTools, cfg: ServerConfig, file: strin
     (e.section === 'credential' && e.name === 'helper') ||
     userinfo(e.sub ?? '') ||
     TOKEN.test(e.sub ?? '') ||
-    TOKEN.test(e.value ?? '')
+    TOKEN.test((e.value ?? '').replace(USERINFO, '$1')) // a URL's user and password go, the URL stays
   const clean = listed.code === 0 && !entries.some(e => credential(e) || userinfo(e.value ?? ''))
   if (clean) return
   const quote = (s: string) =>
-    `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\x08/g, '\\b')}"`
+    `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t').split('\b').join('\\b')}"`
   let text = ''
   let header = ''
   for (const e of entries.filter(x => !credential(x))) {
