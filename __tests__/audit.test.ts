@@ -23,6 +23,10 @@ describe('SECURITY.md: what to audit', () => {
     const rows = listed()
     expect(rows.size).toBeGreaterThan(5)
     for (const [file, count] of rows) expect({ file, lines: lines(file) }).toEqual({ file, lines: count })
+    // and the total the text gives
+    const text = readFileSync(join(REPO_ROOT, 'SECURITY.md'), 'utf8')
+    const total = [...rows.values()].reduce((a, b) => a + b, 0)
+    expect(text).toContain(`${rows.size} files, ${total} lines`)
   })
 
   it('every file of the command server and the recovery helper (src/sandbox/server*.ts) and the proxy is listed', () => {

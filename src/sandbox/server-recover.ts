@@ -58,8 +58,8 @@ export function recoverRun(): void {
     const r = cp.spawnSync(rm, ['-rf', '--one-file-system', '--', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
     if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
   }
-  if (cgroup && !left.length) {
-    // empty once the namespace is gone (a process still dying makes it busy a moment)
+  // the cgroup is empty once the namespace is gone (a process still dying makes it busy a moment)
+  const removeCgroup = (): void => {
     for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
       try {
         fs.rmdirSync(cgroup)
@@ -69,7 +69,8 @@ export function recoverRun(): void {
     }
     if (fs.existsSync(cgroup)) problems.push(`could not remove the cgroup ${cgroup}`)
   }
-  if (user && userdel && !left.length) {
+  // the run's own user, and what still runs as it
+  const removeUser = (): void => {
     const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
     let uid = -1
     for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
@@ -114,5 +115,7 @@ export function recoverRun(): void {
         problems.push(`could not remove the user ${user}: ${String(r.stderr).split('\n')[0] || `exit ${r.status}`}`)
     }
   }
+  if (cgroup && !left.length) removeCgroup()
+  if (user && userdel && !left.length) removeUser()
   process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
 }
