@@ -3,7 +3,7 @@
 // own (a cgroup), and a command killed for memory is reported as that, by an action that ends normally.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
@@ -102,6 +102,10 @@ describe.each(KINDS)('bounded ($name)', kind => {
       const body = r.comment.updates[r.comment.updates.length - 1]
       expect(body).toContain('killed: out of memory (limit 96 MiB)')
       expect(body).not.toMatch(/Cancelled/)
+      // the cgroup was planned (and saved) before it was made, and is gone after the run
+      const cgroup = /"cgroup":"([^"]+)"/.exec(readFileSync(r.run.stateFile, 'utf8'))?.[1] ?? ''
+      expect(AGENT_CGROUP.test(cgroup)).toBe(true)
+      expect(existsSync(cgroup)).toBe(false)
     },
     300_000
   )
