@@ -30,7 +30,9 @@ const TEMPORARY_LONG_FUNCTIONS = new Set<string>([
 ])
 
 /** Temporary, like the list above: the command server's two halves, being made one typed bundle separately. */
-const TEMPORARY_CYCLES = new Set<string>(['sandbox/server-setup.ts → sandbox/server.ts → sandbox/server-setup.ts'])
+const TEMPORARY_CYCLES = new Set<string>([
+  'sandbox/server-gitconfig.ts → sandbox/server.ts → sandbox/server-setup.ts → sandbox/server-gitconfig.ts (and through sandbox/server-memory.ts)'
+])
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>

@@ -46,6 +46,8 @@ export interface Settings {
   network: NetworkMode
   /** the allowed-domains entries, normalised (host names, `*.` wildcards, IP addresses) */
   allowedDomains: string[]
+  /** MiB the commands and their temporary files may use (sandbox: user); undefined: half the machine's memory */
+  memoryLimitMiB?: number
 }
 
 export class SettingsError extends Error {}
@@ -149,7 +151,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     changes,
     passEnv,
     network,
-    allowedDomains
+    allowedDomains,
+    memoryLimitMiB: input('memory-limit').trim() ? positiveInt('memory-limit', input('memory-limit')) : undefined
   }
 }
 

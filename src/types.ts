@@ -34,6 +34,8 @@ export interface CommandRecord {
   blocked: boolean
   /** the run was cancelled or hit its deadline while this command ran */
   aborted?: boolean
+  /** the kernel killed a process of the command for memory (the agent's cgroup): what the report says */
+  outOfMemory?: string
   /** spawn failure or tool-call problem, when the command could not run at all */
   error?: string
   /** what the model wrote just before asking for this command (its note between tool calls); agent text */

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { handBack, localExec, readBase, type ChangesReport, type ChangesMode } from '../../src/changes'
+import { trustedGit } from '../../src/sandbox/trusted-git'
 import { copySource } from '../../src/run/handback'
 import { prepareSandbox } from '../../src/sandbox'
 import { Redactor } from '../../src/report/redact'
@@ -56,7 +57,7 @@ export async function handBackBelow(o: {
       mode: o.changes ?? 'apply',
       base: await readBase(ws, localExec),
       workspace: ws,
-      source: sb.mode === 'user' ? copySource(sb) : { workdir: ws, exec: localExec, inPlace: true },
+      source: sb.mode === 'user' ? copySource(sb, trustedGit(ws)) : { workdir: ws, exec: localExec, inPlace: true },
       containsSecret: text => redactor.contains(text),
       patchDir: root,
       patchName: 'run.patch',

@@ -84,6 +84,8 @@ export interface RunOptions {
   githubToken?: string
   /** run the action as this user (the test runs as root), as GitHub's runner user with passwordless sudo; the run's files become theirs */
   asUser?: { uid: number; gid: number }
+  /** the node that runs the action (default: this test's) */
+  node?: string
 }
 
 const created: string[] = []
@@ -491,7 +493,7 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
   }
   const started = Date.now()
-  const child = spawn(process.execPath, [launched], {
+  const child = spawn(opts.node ?? process.execPath, [launched], {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

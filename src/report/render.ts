@@ -106,7 +106,7 @@ export function renderCommand(rec: CommandRecord, index: number, maxOutput: numb
           ? rec.error !== undefined
             ? 'could not run'
             : 'no exit code'
-          : `exit ${rec.exitCode}`
+          : `exit ${rec.exitCode}${rec.outOfMemory ? ` · ${rec.outOfMemory}` : ''}`
   const icon = rec.exitCode === 0 && !rec.timedOut && !rec.blocked ? '✅' : '⚠️'
   const output = trimMiddle(rec.output, maxOutput, 'trimmed here; the job summary has the whole output')
   // A command can be long too (a heredoc writing a file): the comment shows its head and tail.

@@ -20,6 +20,7 @@ import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
 import { localExec, type HandBackOptions } from '../changes'
+import { trustedGit, withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 import { copySource } from './handback'
 import type { Recorder } from './recorder'
 
@@ -67,7 +68,8 @@ function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
     credentialState,
-    network: { mode: settings.network, allowed: settings.allowedDomains }
+    network: { mode: settings.network, allowed: settings.allowedDomains },
+    memoryMiB: settings.memoryLimitMiB
   })
   ready.catch(() => {}) // awaited later; avoid an unhandled rejection before then
   return ready
@@ -89,9 +91,12 @@ class Agent {
   private prepared: Promise<Sandbox>
   private sandbox: Sandbox | undefined
   private firstCall = true
+  /** the hand-back's git, found before the agent can plant one */
+  private readonly git: TrustedGit
 
   constructor(private readonly ctx: AgentContext) {
     this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
+    this.git = trustedGit(ctx.workspace)
     let start = () => {}
     this.ready = this.prepared = new Promise<Sandbox>(resolve => (start = () => resolve(prepare(ctx, this.plan.runDir))))
     this.ready.catch(() => {}) // awaited later
@@ -230,12 +235,12 @@ class Agent {
       : undefined
     if (sb?.mode !== 'user') {
       await this.release()
-      return fn({ source: { workdir: this.ctx.workspace, exec: localExec, inPlace: true } })
+      return fn({ source: { workdir: this.ctx.workspace, exec: withTrustedGit(localExec, this.git), inPlace: true } })
     }
     try {
       const stop = await sb.stopProcesses()
       if (!stop.ok) this.ctx.out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
-      return await fn({ source: copySource(sb) })
+      return await fn({ source: copySource(sb, this.git) })
     } finally {
       await this.release()
     }

@@ -21,20 +21,24 @@ import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
 import type { RunControl } from './control'
 import type { GitHubSide } from '../github/side'
+import { trustedGit, withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 
 export type Base = Awaited<ReturnType<typeof readBase>>
 
 /** The starting commit, read before any command runs. */
 export function readStart(workspace: string): Promise<Base | undefined> {
-  return readBase(workspace, localExec).catch(() => undefined)
+  return readBase(workspace, withTrustedGit(localExec, trustedGit(workspace))).catch(() => undefined)
 }
 
 /** Where the agent worked in a user sandbox's copy: git runs there as the sandbox user, against the copy's start. */
-export function copySource(sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env'>): HandBackOptions['source'] {
+export function copySource(
+  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env'>,
+  git: TrustedGit
+): HandBackOptions['source'] {
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
   return {
     workdir: sb.workdir,
-    exec: sb.exec,
+    exec: withTrustedGit(sb.exec, git),
     inPlace: false,
     start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
     scratch: execScratch(sb.exec, env),

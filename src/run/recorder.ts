@@ -83,7 +83,7 @@ export class Recorder {
       live.commands.push(e.record)
       const r = e.record
       out.log(
-        `  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`} in ${r.durationMs} ms`
+        `  -> ${r.blocked ? 'refused' : r.timedOut ? 'timed out' : r.aborted ? 'stopped' : `exit ${r.exitCode}`}${r.outOfMemory ? ` (${r.outOfMemory})` : ''} in ${r.durationMs} ms`
       )
     } else if (e.type === 'retry-longer') {
       this.onMaxTokens(e.maxTokens)

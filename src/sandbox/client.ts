@@ -19,6 +19,8 @@ export interface Ready {
   copyProblem?: string
   /** what of the read-only view could not be made */
   viewProblems?: string[]
+  /** how the commands' memory is bounded */
+  memoryNote?: string
   /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
   proxyPort?: number
   proxySocket?: string
@@ -40,6 +42,8 @@ class RemoteCommand extends EventEmitter implements Launched {
   /** its exit and the end of its output both came: the server has forgotten it already */
   exited = false
   ended = false
+  /** the kernel killed a process of the agent's cgroup for memory while it ran: the limit in MiB */
+  oom?: number
   constructor(
     private readonly server: ServerClient,
     readonly id: number
@@ -169,6 +173,7 @@ export class ServerClient {
         const msg = JSON.parse(payload.toString()) as Record<string, unknown>
         if (cmd && type === FRAME.exit) {
           cmd.exited = true
+          if (typeof msg.oom === 'number') cmd.oom = msg.oom
           if (msg.error !== undefined && cmd.pid === undefined) cmd.emit('error', new Error(String(msg.error)))
           else cmd.emit('exit', typeof msg.code === 'number' ? msg.code : null)
         } else if (cmd && type === FRAME.message) {
@@ -258,5 +263,16 @@ export function startServer(argv: string[], config: ServerConfig, source: string
  */
 const BOOTSTRAP =
   "const fs=require('fs'),b=Buffer.alloc(1),s=[];while(fs.readSync(0,b,0,1,null)===1&&b[0]!==10)s.push(b[0]);(0,eval)(JSON.parse(Buffer.from(s).toString()))"
+
+/** `p`, or a rejection after `ms` (set-up that takes too long). */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`set-up took longer than ${Math.round(ms / 1000)} s`)), ms)
+    })
+  ]).finally(() => clearTimeout(timer))
+}
 
 export type { RemoteCommand }

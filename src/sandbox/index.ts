@@ -27,8 +27,10 @@ import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
 import type { ServerConfig } from './server'
 import { SERVER_SOURCE } from './server-source'
-import { startServer, type ServerClient } from './client'
+import { startServer, withTimeout, type ServerClient } from './client'
 import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
+import { serverShell } from './privilege'
+export { serverShell }
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { nsMembers, recoverAsRoot, type SavedState } from './recover'
 
@@ -37,6 +39,7 @@ import { collectCredentials, hideCredentials, newCredentialState } from './crede
 import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
+import { memoryBytes, outOfMemory, planCgroup } from './memory'
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode }
@@ -101,6 +104,8 @@ export interface SandboxOptions {
   privilege?: 'auto' | 'sudo' | 'unavailable'
   /** network: allowlist contains the commands' network (user mode); absent or open: the runner's network */
   network?: { mode: 'allowlist' | 'open'; allowed: string[] }
+  /** MiB the commands and their temporary files may use (user mode; never more than half the machine's memory) */
+  memoryMiB?: number
 }
 
 /** How long set-up may take before the sandbox counts as unavailable (a huge workspace copy). */
@@ -253,7 +258,7 @@ function inside(root: string, files: string[]): string[] {
 /** What the command server is told to build in user mode. */
 function userServerConfig(
   host: Host,
-  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[] }
+  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[]; cgroup?: string }
 ): ServerConfig {
   const { opts } = host
   return {
@@ -272,6 +277,8 @@ function userServerConfig(
     reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     namespaced: true,
     net: opts.network?.mode === 'allowlist',
+    memory: memoryBytes(opts.memoryMiB),
+    cgroup: o.cgroup,
     bins: host.bins
   }
 }
@@ -282,9 +289,10 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
   const git = readWorkspaceGit(opts.workspace)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const user = opts.user ?? newRunUser()
-  const state = { ...(host.baseState() as SavedState), runDir, user }
-  save(JSON.stringify(state)) // before the folder and the user exist
-  const server = host.launch(userServerConfig(host, { git, runDir, user, found }))
+  const cgroup = planCgroup(runDir)
+  const state = { ...(host.baseState() as SavedState), runDir, user, cgroup }
+  save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
+  const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup }))
   try {
     const ready = await withTimeout(server.ready, SETUP_MAX_MS)
     save(JSON.stringify({ ...state, ns: ready.ns }))
@@ -294,6 +302,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     )
     if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
     for (const p of ready.viewProblems ?? []) log(`Sandbox: ${p}`)
+    if (ready.memoryNote) log(`Sandbox: ${ready.memoryNote}.`)
     const proxy = await networkOf(host, ready, log)
     const env = envFor(opts.env, {
       redactor: opts.redactor,
@@ -346,7 +355,7 @@ async function networkOf(
   const source = proxySource()
   if (!source) return closed("the proxy's program was not found beside the action, so the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, node: process.execPath, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, node: host.baseState()?.node ?? process.execPath, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(
@@ -399,16 +408,6 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
   return sandbox
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`set-up took longer than ${Math.round(ms / 1000)} s`)), ms)
-    })
-  ]).finally(() => clearTimeout(timer))
-}
-
 function makeSandbox(
   o: Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
     server: ServerClient
@@ -445,8 +444,9 @@ function makeSandbox(
     startObjects: o.startObjects,
     env: o.env,
     network: () => (proxy ? proxy.report() : fixed),
-    run: (command, r) =>
-      runBash(command, {
+    run: async (command, r) => {
+      let launched: ReturnType<ServerClient['start']> | undefined
+      const rec = await runBash(command, {
         cwd: o.workdir,
         env: o.env,
         timeoutMs: r.timeoutMs,
@@ -455,8 +455,10 @@ function makeSandbox(
         redact: r.redact,
         redactMargin: r.redactMargin,
         signal: r.signal,
-        launch: (c, w) => server.start(c, w.cwd, w.env)
-      }),
+        launch: (c, w) => (launched = server.start(c, w.cwd, w.env))
+      })
+      return outOfMemory(rec, launched?.oom)
+    },
     exec: (file, args, x = {}) =>
       server.exec(file, args, {
         cwd: x.cwd ?? o.workdir,
@@ -485,11 +487,3 @@ function makeSandbox(
       })())
   }
 }
-
-/**
- * The bash that starts the command server reads no startup file: with a socket
- * on stdin bash sources ~/.bashrc even when not interactive, and one that
- * prints or fails would break the server's start. --posix: a non-interactive
- * POSIX shell reads no BASH_ENV either (startServer passes none, but still).
- */
-export const serverShell = (bash: string): string[] => [bash, '--norc', '--noprofile', '--posix', '-c', '"$@"; exit $?', 'bash']

@@ -59,6 +59,20 @@ export function trustedFile(file: string, avoid?: string): string | undefined {
   }
 }
 
+/** Whether folder `dir` and every folder above it can be changed by nobody but root or us. */
+export function trustedDir(dir: string): boolean {
+  const me = currentUid()
+  try {
+    for (let d = realpathSync(dir); ; d = path.dirname(d)) {
+      const st = statSync(d)
+      if (!st.isDirectory() || !((st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0)) return false
+      if (d === path.dirname(d)) return true
+    }
+  } catch {
+    return false
+  }
+}
+
 /** Exit code of a quiet program (null when it could not run or took too long). */
 export function status(argv: string[], timeoutMs = 15_000): Promise<number | null> {
   return new Promise(resolve => {
@@ -110,3 +124,11 @@ export async function canUnshare(priv: Privilege, unshare: string | undefined, t
   if (!unshare || priv.kind === 'none') return false
   return (await status(asRootArgv(priv, [...unshareArgs(unshare, net), trueBin]))) === 0
 }
+
+/**
+ * The bash that starts the command server reads no startup file: with a socket
+ * on stdin bash sources ~/.bashrc even when not interactive, and one that
+ * prints or fails would break the server's start. --posix: a non-interactive
+ * POSIX shell reads no BASH_ENV either (startServer passes none, but still).
+ */
+export const serverShell = (bash: string): string[] => [bash, '--norc', '--noprofile', '--posix', '-c', '"$@"; exit $?', 'bash']

@@ -8,6 +8,7 @@ import { RECOVER_SOURCE } from './server-source'
 import { asRootArgv, type Privilege } from './privilege'
 import { isRunDir } from './copy'
 import { RUN_USER } from './user'
+import { AGENT_CGROUP } from './memory'
 
 /** What the post step needs: saved before each change it guards. */
 export interface SavedState {
@@ -21,6 +22,8 @@ export interface SavedState {
   user?: string
   /** the run folder, recorded before it is made */
   runDir?: string
+  /** the agent's cgroup, recorded before it is made */
+  cgroup?: string
   /** the PID namespace, once known */
   ns?: string
   /** a random word on the namespace's init's command line: a namespace inode reused by another run is never this run's */
@@ -52,7 +55,8 @@ export function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done:
     state.rm,
     state.key,
     RUN_USER.test(state.user ?? '') ? (state.user as string) : '',
-    path.isAbsolute(state.userdel ?? '') ? (state.userdel as string) : ''
+    path.isAbsolute(state.userdel ?? '') ? (state.userdel as string) : '',
+    AGENT_CGROUP.test(state.cgroup ?? '') ? (state.cgroup as string) : ''
   ])
   return new Promise(resolve => {
     let out = ''

@@ -10,7 +10,7 @@
 export function recoverRun(): void {
   const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
   const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const [ns, dir, rm, key, user, userdel] = process.argv.slice(1)
+  const [ns, dir, rm, key, user, userdel, cgroup] = process.argv.slice(1)
   const problems: string[] = []
   const inNs = (): number[] =>
     fs
@@ -58,7 +58,19 @@ export function recoverRun(): void {
     const r = cp.spawnSync(rm, ['-rf', '--one-file-system', '--', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
     if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
   }
-  if (user && userdel && !left.length) {
+  // the cgroup is empty once the namespace is gone (a process still dying makes it busy a moment)
+  const removeCgroup = (): void => {
+    for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
+      try {
+        fs.rmdirSync(cgroup)
+      } catch {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40)
+      }
+    }
+    if (fs.existsSync(cgroup)) problems.push(`could not remove the cgroup ${cgroup}`)
+  }
+  // the run's own user, and what still runs as it
+  const removeUser = (): void => {
     const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
     let uid = -1
     for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
@@ -103,5 +115,7 @@ export function recoverRun(): void {
         problems.push(`could not remove the user ${user}: ${String(r.stderr).split('\n')[0] || `exit ${r.status}`}`)
     }
   }
+  if (cgroup && !left.length) removeCgroup()
+  if (user && userdel && !left.length) removeUser()
   process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
 }

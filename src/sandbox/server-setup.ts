@@ -6,6 +6,8 @@
 // module-level names) and reaches Node and the other set-up functions through
 // its first parameter.
 import type { ServerConfig, ServerTools } from './server'
+export { agentCgroup, carveMemory, gated, joinCgroup, oomKills, runMemory } from './server-memory'
+export { cleanConfig } from './server-gitconfig'
 
 export interface CopyInfo {
   workdir: string
@@ -89,12 +91,13 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
   const home = pathM.join(runDir, 'home')
   const tmp = pathM.join(runDir, 'tmp')
   for (const d of [home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
+  if (cfg.namespaced) await lib.runMemory(t, cfg)
   const why = await lib.overlayCopy(t, cfg, runDir, workdir)
   const kind = why === undefined ? 'overlay' : 'copy'
   let copyProblem = kind === 'copy' ? await lib.plainCopy(t, cfg, workdir) : undefined
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
-  lib.stripNested(t, workdir)
-  lib.cleanFound(t, workdir, cfg.credentialFiles ?? [])
+  await lib.stripNested(t, cfg, workdir)
+  await lib.cleanFound(t, cfg, workdir, cfg.credentialFiles ?? [])
   const { startTree, startObjects } = await lib.freshGit(t, cfg, runDir, workdir).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
@@ -112,7 +115,7 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
 /**
  * The copy as an overlay (in the server's own mount namespace, gone with it):
  * the workspace is the read-only lower layer; the upper layer, where the
- * agent's changes land, is a tmpfs only root can reach directly. With
+ * agent's changes land, is on the run's tmpfs, which only root can reach directly. With
  * metacopy, handing the files over (chown) copies up their metadata only,
  * never their data; on tmpfs that costs a fraction of what it costs on disk
  * (about 2 KB of memory a file), and what the agent writes (in memory, swapped
@@ -131,10 +134,10 @@ export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: str
   const work = pathM.join(layers, 'work')
   // the lower layer by a neutral name: the overlay's options (in mountinfo) never name the workspace
   const neutral = pathM.join(runDir, 'lower')
-  for (const d of [layers, workdir, neutral]) fs.mkdirSync(d, { mode: 0o700 })
+  // the layers are folders of the run's one tmpfs (runMemory), mounted at `layers`
+  for (const d of [workdir, neutral]) fs.mkdirSync(d, { mode: 0o700 })
   const steps: Array<() => Promise<{ code: number | null; stderr: string }>> = [
     () => run(b.mount, ['--bind', lower, neutral]),
-    () => run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0700,nosuid,nodev', 'tmpfs', layers]),
     async () => {
       for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
       // the workspace's .git is not part of the copy: a whiteout hides it
@@ -155,9 +158,9 @@ export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: str
   for (const step of steps) {
     const r = await step()
     if (r.code === 0) continue
-    if (b.umount) for (const d of [workdir, layers, neutral]) await run(b.umount, [d]) // not mounted: nothing to do
+    if (b.umount) for (const d of [workdir, neutral]) await run(b.umount, [d]) // not mounted: nothing to do
     try {
-      fs.rmSync(layers, { recursive: true, force: true })
+      for (const d of [upper, work]) fs.rmSync(d, { recursive: true, force: true })
       fs.rmdirSync(workdir)
       fs.rmdirSync(neutral)
     } catch (e) {
@@ -252,39 +255,12 @@ export async function freshGit(
   }
 }
 
-/**
- * A git config (or credential store) in the copy without credentials: no extraheader entries, no include
- * sections, no user information in URLs. O_NOFOLLOW: a file swapped for a symlink is not written through.
- */
-export function cleanConfig(t: ServerTools, file: string): void {
-  const { fs } = t
-  const sanitize = (text: string): string => {
-    const out: string[] = []
-    let skipping = false
-    for (const line of text.split('\n')) {
-      const s = line.trim()
-      if (s.startsWith('[')) skipping = /^\[\s*include(if)?\b/i.test(s)
-      if (skipping || /^extraheader\s*=/i.test(s)) continue
-      out.push(line.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1'))
-    }
-    return out.join('\n')
-  }
-  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW)
-  try {
-    const text = sanitize(fs.readFileSync(fd, 'utf8'))
-    fs.ftruncateSync(fd, 0)
-    fs.writeSync(fd, text, 0)
-  } finally {
-    fs.closeSync(fd)
-  }
-}
-
 /** The files the action's scan found credentials in (bare repositories, separate git dirs...), cleaned in the copy. */
-export function cleanFound(t: ServerTools, root: string, files: string[]): void {
+export async function cleanFound(t: ServerTools, cfg: ServerConfig, root: string, files: string[]): Promise<void> {
   for (const rel of files) {
     if (t.pathM.isAbsolute(rel) || rel.split('/').includes('..')) continue
     try {
-      t.lib.cleanConfig(t, t.pathM.join(root, rel))
+      await t.lib.cleanConfig(t, cfg, t.pathM.join(root, rel))
     } catch (e) {
       // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
       if ((e as { code?: string }).code !== 'ENOENT') throw e
@@ -293,7 +269,7 @@ export function cleanFound(t: ServerTools, root: string, files: string[]): void 
 }
 
 /** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
-export function stripNested(t: ServerTools, root: string): void {
+export async function stripNested(t: ServerTools, cfg: ServerConfig, root: string): Promise<void> {
   const { fs, pathM } = t
   const configsIn = (d: string, depth: number, found: string[]): string[] => {
     for (const n of fs.readdirSync(d)) {
@@ -322,19 +298,12 @@ export function stripNested(t: ServerTools, root: string): void {
         continue
       }
       try {
-        for (const c of configsIn(p, 0, [])) t.lib.cleanConfig(t, c)
+        for (const c of configsIn(p, 0, [])) await t.lib.cleanConfig(t, cfg, c)
       } catch (e) {
         // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
         if ((e as { code?: string }).code !== 'ENOENT') throw e
       }
     }
-  }
-}
-
-/** Private temp folders (after the copy, which may come from one): what the agent leaves there vanishes with the namespace. */
-export async function privateTemp(t: ServerTools, cfg: ServerConfig): Promise<void> {
-  for (const d of ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']) {
-    if (t.fs.existsSync(d)) await t.must(`private ${d}`, cfg.bins.mount, ['-t', 'tmpfs', '-o', 'mode=1777,nosuid,nodev', 'tmpfs', d])
   }
 }
 

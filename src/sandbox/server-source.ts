@@ -11,11 +11,11 @@ import {
   freshGit,
   overlayCopy,
   plainCopy,
-  privateTemp,
   readOnlyView,
   stripNested,
   netBridge
 } from './server-setup'
+import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, runMemory } from './server-memory'
 
 const lib = {
   buildCopy,
@@ -25,10 +25,15 @@ const lib = {
   freshGit,
   overlayCopy,
   plainCopy,
-  privateTemp,
   readOnlyView,
   stripNested,
-  netBridge
+  netBridge,
+  runMemory,
+  carveMemory,
+  agentCgroup,
+  gated,
+  joinCgroup,
+  oomKills
 }
 
 export const SERVER_SOURCE = `(${commandServer.toString()})({\n${Object.entries(lib)

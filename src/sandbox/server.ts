@@ -51,6 +51,10 @@ export interface ServerConfig {
   reexpose?: string[]
   /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
   net?: boolean
+  /** bytes of memory the agent's commands and temporary folders may use (the run's tmpfs, its cgroup) */
+  memory?: number
+  /** where the agent's cgroup goes (planned by the action, for the post step) */
+  cgroup?: string
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
 }
@@ -168,6 +172,7 @@ export function commandServer(lib: ServerLib): void {
   let cfg: ServerConfig
   let account: { uid: number; gid: number } | undefined
   let workdir = ''
+  let cgroup: import('./server-memory').AgentCgroup = {}
   const children = new Map<number, Child>()
 
   const setUp = async (): Promise<Record<string, unknown>> => {
@@ -187,22 +192,20 @@ export function commandServer(lib: ServerLib): void {
     workdir = copy.workdir
     let viewProblems: string[] = []
     const net = cfg.net ? await lib.netBridge(tools, cfg) : {}
+    let memoryNote = ''
     if (cfg.namespaced) {
-      await lib.privateTemp(tools, cfg)
-      // the run's home and temp: mount points of their own, so they stay writable in the read-only view
-      for (const d of [copy.home, copy.tmp]) {
-        await must('the run folders', cfg.bins.mount, ['--bind', d, d])
-        await must('the run folders', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', d])
-      }
-      const temps = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']
-      const keep = [copy.workdir, copy.home, copy.tmp, pathM.join(cfg.runDir as string, 'layers'), ...temps]
-      viewProblems = await lib.readOnlyView(tools, cfg, keep)
+      // the temporary folders, home and TMPDIR: of the run's one tmpfs, mount points that stay writable in the view
+      const temps = await lib.carveMemory(tools, cfg, { ...copy, ...account })
+      const { keep, note, ...cg } = await lib.agentCgroup(tools, cfg)
+      cgroup = cg
+      memoryNote = note
+      viewProblems = await lib.readOnlyView(tools, cfg, [copy.workdir, pathM.join(cfg.runDir as string, 'layers'), ...temps, ...keep])
     }
     if (cfg.bins.prlimit && cfg.maxProcesses) {
       // inherited by every command; root (this server) is exempt
       await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
     }
-    return { ...copy, ...net, uid: account.uid, gid: account.gid, viewProblems }
+    return { ...copy, ...net, uid: account.uid, gid: account.gid, viewProblems, memoryNote }
   }
 
   const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
@@ -295,11 +298,13 @@ export function commandServer(lib: ServerLib): void {
     const id = Number(req.id)
     if (req.op === 'run') {
       let child: Child
+      const oomBefore = lib.oomKills(tools, cgroup)
       try {
-        child = cp.spawn(cfg.bins.bash, ['-c', SCRIPT, 'bash', String(req.command)], {
+        // in the agent's cgroup before it runs anything: it waits on fd 3 until put there
+        child = cp.spawn(cfg.bins.bash, ['-c', lib.gated(SCRIPT, cgroup), 'bash', String(req.command)], {
           cwd: String(req.cwd ?? workdir),
           env: req.env as Record<string, string>,
-          stdio: ['ignore', 'pipe', 'ignore'],
+          stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.procs ? (['pipe'] as const) : [])],
           detached: true,
           ...(ids() ?? {})
         })
@@ -307,6 +312,7 @@ export function commandServer(lib: ServerLib): void {
         send(id, { error: (e as Error).message }, 2)
         return
       }
+      lib.joinCgroup(tools, cgroup, child)
       children.set(id, child)
       send(id, { pid: child.pid })
       // The end of a command (its exit, then its output's close) goes out in one write when both come
@@ -346,7 +352,8 @@ export function commandServer(lib: ServerLib): void {
       child.on('error', e => send(id, { error: e.message }, 2))
       child.on('exit', (code, signal) => {
         exited = true
-        const msg = framed(2, id, json({ code, signal }))
+        const oom = lib.oomKills(tools, cgroup) > oomBefore ? cgroup.limitMiB : undefined
+        const msg = framed(2, id, json({ code, signal, oom }))
         if (closed) {
           children.delete(id)
           out.write(msg)

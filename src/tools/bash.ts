@@ -363,6 +363,7 @@ export function toolResult(rec: CommandRecord, timeoutMs: number): { content: st
   }
   const lines = [rec.output]
   if (rec.exitCode !== null && rec.exitCode !== 0) lines.push(`[exit code ${rec.exitCode}]`)
+  if (rec.outOfMemory) lines.push(`[${rec.outOfMemory}]`)
   if (rec.timedOut) {
     lines.push(`Error: the command timed out after ${timeoutMs / 1000} s and its process group was killed`)
   } else if (rec.aborted) {

@@ -1,0 +1,127 @@
+// The agent's memory, through the built action (dist/) in both privilege kinds: its writable memory-backed
+// folders are one tmpfs of at most half the machine's memory, its commands run under a memory limit of their
+// own (a cgroup), and a command killed for memory is reported as that, by an action that ends normally.
+import { afterAll, describe, expect, test } from '@jest/globals'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import os from 'node:os'
+import { bash, text, type Reply } from './helpers/fake-anthropic'
+import { cleanupRuns } from './helpers/run-action'
+import { agent, type Ran } from './helpers/agent-run'
+import { AGENT_CGROUP, memoryBytes, planCgroup } from '../src/sandbox/memory'
+
+const isRoot = process.platform === 'linux' && process.getuid?.() === 0
+const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
+
+interface Kind {
+  name: string
+  asUser?: { uid: number; gid: number }
+}
+const KINDS: Kind[] = isRoot || hasSudo ? [{ name: isRoot ? 'root' : 'this user with sudo' }] : []
+if (isRoot) {
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find(l => l.startsWith('bash-agent-ci:'))
+  if (line && spawnSync('sudo', ['-n', '-u', 'bash-agent-ci', 'sudo', '-n', 'true']).status === 0) {
+    const [, , uid, gid] = line.split(':')
+    KINDS.push({ name: 'bash-agent-ci with passwordless sudo', asUser: { uid: Number(uid), gid: Number(gid) } })
+  }
+}
+if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
+
+afterAll(() => cleanupRuns())
+
+/** A memory cgroup the action can make here: v2, or v1's memory hierarchy. */
+const hasCgroup =
+  spawnSync('test', ['-e', '/sys/fs/cgroup/cgroup.controllers']).status === 0 ||
+  spawnSync('test', ['-w', '/sys/fs/cgroup/memory/cgroup.procs']).status === 0
+
+/** Every tool_result text the model received, in order. */
+function results(r: Ran): string[] {
+  const last = r.anthropic.requests[r.anthropic.requests.length - 1]
+  const out: string[] = []
+  for (const m of last?.body?.messages ?? []) {
+    if (!Array.isArray(m.content)) continue
+    for (const b of m.content)
+      if (b.type === 'tool_result')
+        out.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
+  }
+  return out
+}
+
+const run = (kind: Kind, script: Reply[], inputs: Record<string, string> = {}) =>
+  agent(script, {
+    inputs: { sandbox: 'user', 'blocked-commands': '', 'command-timeout': '60', ...inputs },
+    extra: { asUser: kind.asUser },
+    timeoutMs: 240_000
+  })
+
+// The mounts the agent can write (the last mount at a place is the one seen there), with their device and
+// size as statfs tells: `<target> <fstype> <maj:min> <bytes>`.
+const WRITABLE = `findmnt -rn -o TARGET,FSTYPE,OPTIONS,MAJ:MIN | awk '{t[$1]=$2; o[$1]=$3; d[$1]=$4} END {for (m in t) if (o[m] ~ /^rw/ && m !~ /^\\/proc/) print m, t[m], d[m]}' |
+  while read -r m t d; do echo "$m $t $d $(stat -f -c '%b %S' "$m" | awk '{printf "%d", $1 * $2}')"; done`
+
+describe.each(KINDS)('bounded ($name)', kind => {
+  test("the writable memory-backed folders the agent sees are one tmpfs, of at most half the machine's memory", async () => {
+    const r = await run(kind, [bash(`${WRITABLE}; echo "copy $(stat -f -c '%b %S' . | awk '{printf "%d", $1 * $2}')"`), text('Looked.')])
+    expect(r.run.code).toBe(0)
+    const lines = results(r)[0].split('\n')
+    const mounts = lines.filter(l => !l.startsWith('copy ')).map(l => l.split(' '))
+    const tmpfs = mounts.filter(m => m[1] === 'tmpfs')
+    for (const place of ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']) expect(tmpfs.map(m => m[0])).toContain(place)
+    const byDevice = new Map(tmpfs.map(m => [m[2], Number(m[3])]))
+    const total = [...byDevice.values()].reduce((a, b) => a + b, 0)
+    expect(byDevice.size).toBe(1)
+    expect(total).toBeLessThanOrEqual(os.totalmem() / 2)
+    // the copy's upper layer is on it too (overlay), and nothing else writable is memory-backed
+    expect(lines.find(l => l.startsWith('copy '))).toBe(`copy ${total}`)
+    // (the agent's cgroup, bound where only root can reach it, so the server can put commands in)
+    expect(mounts.filter(m => !['tmpfs', 'overlay', 'cgroup', 'cgroup2'].includes(m[1]) && m[0] !== 'stat:')).toEqual([])
+  }, 300_000)
+
+  ;(hasCgroup ? test : test.skip)(
+    'a command past the memory limit is killed and reported as that; filling /tmp fails the write; the action ends normally',
+    async () => {
+      const r = await run(
+        kind,
+        [
+          bash('head -c 400M /dev/zero | tail | wc -c'),
+          bash('dd if=/dev/zero of=/tmp/fill bs=1M count=400 2>&1; rm /tmp/fill; echo still-here'),
+          text('Done.')
+        ],
+        { 'memory-limit': '96' }
+      )
+      expect(r.run.code).toBe(0)
+      expect(r.run.outputs['exit-reason']).toBe('end_turn')
+      expect(r.run.stdout).toContain('Sandbox: the commands and their temporary files may use 96 MiB together (the files at most 72 MiB')
+      const [oom, fill] = results(r)
+      expect(oom).toContain('[killed: out of memory (limit 96 MiB)]')
+      expect(fill).toMatch(/No space left on device/)
+      expect(fill).toContain('still-here')
+      expect(fill).not.toContain('killed: out of memory')
+      const body = r.comment.updates[r.comment.updates.length - 1]
+      expect(body).toContain('killed: out of memory (limit 96 MiB)')
+      expect(body).not.toMatch(/Cancelled/)
+      // the cgroup was planned (and saved) before it was made, and is gone after the run
+      const cgroup = /"cgroup":"([^"]+)"/.exec(readFileSync(r.run.stateFile, 'utf8'))?.[1] ?? ''
+      expect(AGENT_CGROUP.test(cgroup)).toBe(true)
+      expect(existsSync(cgroup)).toBe(false)
+    },
+    300_000
+  )
+})
+
+describe("the run's memory and its cgroup, planned", () => {
+  test("at most half the machine's memory; a cgroup path of the run's own form only", () => {
+    const half = Math.floor(os.totalmem() / 2 / 1048576) * 1048576
+    expect(memoryBytes()).toBe(half)
+    expect(memoryBytes(64)).toBe(64 * 1048576)
+    expect(memoryBytes(10_000_000)).toBe(half)
+    const run = `/var/lib/bash-agent/runs/${'a1'.repeat(16)}`
+    const planned = planCgroup(run)
+    if (hasCgroup) expect(planned).toMatch(new RegExp(`^/sys/fs/cgroup/.*bash-agent-${'a1'.repeat(16)}$`))
+    if (planned) expect(AGENT_CGROUP.test(planned)).toBe(true)
+    for (const bad of [`/sys/fs/cgroup/../../etc/bash-agent-${'a1'.repeat(16)}`, `/sys/fs/cgroup/x/bash-agent-1`, '/etc/passwd', ''])
+      expect(AGENT_CGROUP.test(bad)).toBe(false)
+  })
+})

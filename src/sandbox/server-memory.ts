@@ -1,0 +1,143 @@
+// The agent's memory in `user` mode, set up by the command server as root: one
+// tmpfs per run (`size=` the run's limit) that the overlay's upper layer and
+// every writable temporary folder of the agent are carved from, and a cgroup
+// that holds the agent's commands to the same limit where the machine has a
+// writable memory controller (v2, or v1's memory hierarchy).
+//
+// Like server-setup.ts, each function travels as source text into `node -e`
+// (server-source.ts): self-contained, reaching Node through its first parameter.
+import type { ChildProcess } from 'node:child_process'
+import type { ServerConfig, ServerTools } from './server'
+
+/** What the server keeps of the agent's cgroup: where to put a command, where to count its OOM kills. */
+export interface AgentCgroup {
+  procs?: string
+  events?: string
+  limitMiB?: number
+}
+
+/** The run's one tmpfs at <runDir>/layers, root's alone (the overlay's upper layer and the agent's temporary folders). */
+export async function runMemory(t: ServerTools, cfg: ServerConfig): Promise<void> {
+  const layers = t.pathM.join(cfg.runDir as string, 'layers')
+  t.fs.mkdirSync(layers, { mode: 0o700 })
+  // three quarters of the run's memory: a full tmpfs leaves the commands room to run, and to remove files
+  const size = cfg.memory ? `,size=${Math.max(1024, Math.floor((cfg.memory * 3) / 4 / 1024))}k` : ''
+  await t.must("the run's memory", cfg.bins.mount, ['-t', 'tmpfs', '-o', `mode=0700,nosuid,nodev${size}`, 'tmpfs', layers])
+}
+
+/**
+ * /tmp, /var/tmp, /dev/shm, /run/lock and the run's HOME and TMPDIR: folders of the run's tmpfs bound in place,
+ * so that all the agent can write in memory adds up to one limit. Returns the places (mount points to keep writable).
+ */
+export async function carveMemory(
+  t: ServerTools,
+  cfg: ServerConfig,
+  own: { home: string; tmp: string; uid: number; gid: number }
+): Promise<string[]> {
+  const { fs, pathM } = t
+  const layers = pathM.join(cfg.runDir as string, 'layers')
+  const places: Array<[string, string, number]> = [
+    ['tmp', '/tmp', 0o1777],
+    ['var-tmp', '/var/tmp', 0o1777],
+    ['shm', '/dev/shm', 0o1777],
+    ['lock', '/run/lock', 0o1777],
+    ['home', own.home, 0o700],
+    ['tmpdir', own.tmp, 0o700]
+  ]
+  const kept: string[] = []
+  for (const [name, at, mode] of places) {
+    if (!fs.existsSync(at)) continue
+    const d = pathM.join(layers, name)
+    fs.mkdirSync(d)
+    fs.chmodSync(d, mode) // mkdir's mode passes through the umask
+    if (mode === 0o700) fs.chownSync(d, own.uid, own.gid)
+    await t.must(`private ${at}`, cfg.bins.mount, ['--bind', d, at])
+    kept.push(at)
+  }
+  return kept
+}
+
+/**
+ * The agent's cgroup at cfg.cgroup (planned by the action, so the post step can remove it), limited to
+ * cfg.memory without swap, then bound into a root-only folder of the run: the hierarchy itself becomes
+ * read-only in the agent's view, and the server still puts each command in. `keep`: that bind.
+ */
+export async function agentCgroup(t: ServerTools, cfg: ServerConfig): Promise<AgentCgroup & { keep: string[]; note: string }> {
+  const { fs, pathM } = t
+  const at = cfg.cgroup
+  const mib = Math.floor((cfg.memory ?? 0) / 1048576)
+  const files = Math.floor(((cfg.memory ?? 0) * 3) / 4 / 1048576)
+  const none = (why: string) => ({
+    keep: [],
+    note: `the commands have no memory limit of their own (${why}); their temporary files may use ${files} MiB`
+  })
+  if (!at || !cfg.memory) return none('no cgroup memory controller here')
+  const v2 = fs.existsSync('/sys/fs/cgroup/cgroup.controllers')
+  const write = (file: string, value: string, optional = false) => {
+    try {
+      fs.writeFileSync(file, value)
+    } catch (e) {
+      if (!optional) throw e
+    }
+  }
+  try {
+    if (v2) {
+      // a cgroup of processes may not pass controllers on (v2): the runs' cgroups live under a parent of their own
+      const parent = pathM.dirname(at)
+      fs.mkdirSync(parent, { recursive: true })
+      for (const d of [pathM.dirname(parent), parent])
+        if (!fs.readFileSync(pathM.join(d, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('memory'))
+          write(pathM.join(d, 'cgroup.subtree_control'), '+memory')
+    }
+    fs.mkdirSync(at)
+    write(pathM.join(at, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(cfg.memory))
+    write(pathM.join(at, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes'), v2 ? '0' : String(cfg.memory), true)
+    const hold = pathM.join(cfg.runDir as string, 'cgroup')
+    fs.mkdirSync(hold, { mode: 0o700 })
+    fs.mkdirSync(pathM.join(hold, 'agent'))
+    await t.must('the memory limit', cfg.bins.mount, ['--bind', at, pathM.join(hold, 'agent')])
+    const bound = pathM.join(hold, 'agent')
+    return {
+      procs: pathM.join(bound, 'cgroup.procs'),
+      events: pathM.join(bound, v2 ? 'memory.events' : 'memory.oom_control'),
+      limitMiB: mib,
+      keep: [bound],
+      note: `the commands and their temporary files may use ${mib} MiB together (the files at most ${files} MiB; a cgroup ${v2 ? 'v2' : 'v1'} of their own)`
+    }
+  } catch (e) {
+    try {
+      fs.rmdirSync(at)
+    } catch {
+      // not made
+    }
+    return none((e as Error).message)
+  }
+}
+
+/** The script a command starts with when it must wait until it is in the cgroup (fd 3 tells it). */
+export function gated(script: string, cg: AgentCgroup): string {
+  return cg.procs ? `read -r -u 3 __bash_agent_go; exec 3<&-; unset __bash_agent_go; ${script}` : script
+}
+
+/** Put a just-spawned (waiting) command into the agent's cgroup, then let it go on. */
+export function joinCgroup(t: ServerTools, cg: AgentCgroup, child: ChildProcess): void {
+  if (!cg.procs) return
+  try {
+    if (child.pid) t.fs.writeFileSync(cg.procs, String(child.pid))
+  } catch {
+    // the command runs, outside the limit: nothing better to do for it
+  }
+  const gate = child.stdio[3] as import('node:stream').Writable | null | undefined
+  gate?.on('error', () => undefined)
+  gate?.end('\n')
+}
+
+/** How many processes of the agent's cgroup the kernel killed for memory so far. */
+export function oomKills(t: ServerTools, cg: AgentCgroup): number {
+  if (!cg.events) return 0
+  try {
+    return Number(/^oom_kill (\d+)$/m.exec(t.fs.readFileSync(cg.events, 'utf8'))?.[1] ?? 0)
+  } catch {
+    return 0
+  }
+}
