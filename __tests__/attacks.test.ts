@@ -3,7 +3,8 @@
 // never run outside the sandbox and the folders stay as they were after the main and the post step; a fork
 // bomb in one run leaves another run at the same time to finish normally.
 import { afterAll, describe, expect, test } from '@jest/globals'
-import { copyFileSync, readdirSync, readFileSync, chmodSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import path from 'node:path'
@@ -145,6 +146,36 @@ describe.each(KINDS)('planted programs ($name)', kind => {
     expect(readdirSync(marks)).toEqual([])
   }, 400_000)
 
+  test("a workspace folder an earlier step put on PATH: the agent's bin/git lands there but the action never runs it", async () => {
+    const marks = hostDir(0o1777)
+    const ws = mkdtempSync(path.join(os.tmpdir(), 'attacks-ws-'))
+    made.push(ws)
+    const g = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
+        cwd: ws,
+        env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' }
+      })
+    g('init', '-q', '-b', 'main')
+    writeFileSync(path.join(ws, 'README.md'), '# repo\n')
+    g('add', '-A')
+    g('commit', '-qm', 'base')
+    if (kind.asUser) asRoot(['chown', '-R', `${kind.asUser.uid}:${kind.asUser.gid}`, ws])
+    // `echo "$PWD/bin" >> $GITHUB_PATH` in an earlier step: the workspace's bin/ is first on PATH
+    const env = { PATH: `${ws}/bin:${process.env.PATH}` }
+    const plant = `mkdir -p bin && printf '#!/bin/sh\\necho "$(id -u) $0" >> ${marks}/ran\\nexec /usr/bin/git "$@"\\n' > bin/git && chmod 755 bin/git && echo planted`
+    const r = await agent([bash(plant), text('Planted.')], {
+      inputs: { sandbox: 'user', 'blocked-commands': '' },
+      env,
+      extra: { asUser: kind.asUser, workspace: ws },
+      timeoutMs: 240_000
+    })
+    expect(r.run.code).toBe(0)
+    expect(results(r)[0]).toBe('planted')
+    expect(readFileSync(path.join(ws, 'bin', 'git'), 'utf8')).toContain(marks) // handed back: it is the agent's work
+    await post(kind, r.run)
+    expect(readdirSync(marks)).toEqual([])
+  }, 400_000)
+
   test('the node that runs the action in a folder others can write: it is never run as root; the action stops before any command', async () => {
     const open = hostDir(0o777)
     const node = path.join(open, 'node')
@@ -187,10 +218,15 @@ describe.each(KINDS)('a fork bomb in one run ($name)', kind => {
     })
     // both at a process limit of 300 (forks are slow on a loaded machine; the run's own 4096 works the same way):
     // were the limit shared by the runs, B could not fork once A's bomb holds 300 processes
+    // A holds its bomb until B is done: the test ends A's `hold` sleep then (no fixed wait)
+    const hold = `900.${randomBytes(3).readUIntBE(0, 3)}`
     const a = agent(
-      [bash(`ulimit -u 300; sleep 80 & hold=$!; (while :; do sleep ${tag} & done) 2>/dev/null; wait $hold; echo held`), text('Bombed.')],
+      [
+        bash(`ulimit -u 300; sleep ${hold} & hold=$!; (while :; do sleep ${tag} & done) 2>/dev/null; wait $hold; echo held`),
+        text('Bombed.')
+      ],
       {
-        inputs: { sandbox: 'user', 'blocked-commands': '', 'command-timeout': '90' },
+        inputs: { sandbox: 'user', 'blocked-commands': '', 'command-timeout': '240' },
         extra: { asUser: kind.asUser },
         timeoutMs: 300_000
       }
@@ -205,11 +241,13 @@ describe.each(KINDS)('a fork bomb in one run ($name)', kind => {
       ] as Reply[],
       { inputs: { sandbox: 'user', 'blocked-commands': '' }, extra: { asUser: kind.asUser }, timeoutMs: 300_000 }
     )
-    const [ra, rb] = await Promise.all([a, b])
+    const rb = await b
+    spawnSync(isRoot ? 'pkill' : 'sudo', [...(isRoot ? [] : ['-n', 'pkill']), '-f', `^sleep ${hold}$`])
+    const ra = await a
     expect(rb.run.code).toBe(0)
     expect(results(rb)[0]).toMatch(/^fine bash-agent-[0-9a-f]{8}$/)
     expect(ra.run.code).toBe(0)
-    // A's bomb held its processes for 80 s, B's command ran meanwhile
+    // A's bomb held its processes until B's command had run
     expect(results(ra)[0]).toBe('held')
     expect(sleepers()).toBe(0)
   }, 400_000)
