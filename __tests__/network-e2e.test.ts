@@ -8,7 +8,7 @@ import dgram from 'node:dgram'
 import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { bash, startFakeAnthropic, text } from './helpers/fake-anthropic'
 import { startFakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
@@ -154,6 +154,12 @@ describe.each(KINDS)('network: allowlist by default ($name)', kind => {
         encoding: 'utf8'
       }).stdout.trim()
       const git = http.createServer((req, res) => {
+        // a package registry's document, for npm- and pip-style clients
+        if (req.url?.startsWith('/reg/leftpad')) {
+          const doc = { name: 'leftpad', 'dist-tags': { latest: '1.2.3' }, versions: { '1.2.3': { name: 'leftpad', version: '1.2.3' } } }
+          res.setHeader('content-type', 'application/json')
+          return void res.end(JSON.stringify(doc))
+        }
         // the dumb HTTP protocol, from a bare repository with one commit
         const f = `${repo}/r.git${(req.url ?? '').replace(/\?.*$/, '').replace(/^\/r\.git/, '')}`
         try {
@@ -178,7 +184,10 @@ describe.each(KINDS)('network: allowlist by default ($name)', kind => {
             `unset NO_PROXY no_proxy; curl -s -m 20 -p -o /dev/null -w 'tunnel=%{http_code}\\n' http://127.0.0.1:${s.port}/t`,
             `timeout 20 bash -c 'exec 3<>/dev/tcp/127.0.0.1/${s.port}' 2>/dev/null; echo "direct=$?"`,
             `unset NO_PROXY no_proxy; curl -s -m 20 -w '\\n' http://localhost:${s.port}/by-name`,
-            `unset NO_PROXY no_proxy; git clone -q http://127.0.0.1:${gp}/r.git c && cat c/f`
+            `unset NO_PROXY no_proxy; git clone -q http://127.0.0.1:${gp}/r.git c && cat c/f`,
+            // npm and Python's urllib (what pip's requests does) take the proxy from the environment
+            `unset NO_PROXY no_proxy; npm view leftpad version --registry http://127.0.0.1:${gp}/reg/ --no-update-notifier 2>&1 | tail -1 | sed 's/^/npm=/'`,
+            `unset NO_PROXY no_proxy; python3 -c "import urllib.request as u; print('py=' + u.urlopen('http://127.0.0.1:${gp}/reg/leftpad').read().decode()[:17])" 2>&1 | tail -1`
           ],
           { 'allowed-domains': '127.0.0.1\nlocalhost' }
         )
@@ -190,6 +199,8 @@ describe.each(KINDS)('network: allowlist by default ($name)', kind => {
         expect(out).toMatch(/direct=[1-9]/)
         expect(s.got).toContain('GET /by-name') // a name resolving to an address an entry names itself
         expect(out).toContain('hi')
+        expect(out).toContain('npm=1.2.3')
+        if (existsSync('/usr/bin/python3')) expect(out).toContain('py={"name":"leftpad"')
         for (const where of [comment, r.summary]) expect(where).toMatch(/Reached: `127\.0\.0\.1` \(\d+ times?\)/)
       } finally {
         s.close()
