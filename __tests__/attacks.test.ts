@@ -12,24 +12,9 @@ import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { agent, KEY, ISSUE, type Ran } from './helpers/agent-run'
+import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
 
-const isRoot = process.platform === 'linux' && process.getuid?.() === 0
-const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
-
-interface Kind {
-  name: string
-  asUser?: { uid: number; gid: number }
-}
-const KINDS: Kind[] = isRoot || hasSudo ? [{ name: isRoot ? 'root' : 'this user with sudo' }] : []
-if (isRoot) {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find(l => l.startsWith('bash-agent-ci:'))
-  if (line && spawnSync('sudo', ['-n', '-u', 'bash-agent-ci', 'sudo', '-n', 'true']).status === 0) {
-    const [, , uid, gid] = line.split(':')
-    KINDS.push({ name: 'bash-agent-ci with passwordless sudo', asUser: { uid: Number(uid), gid: Number(gid) } })
-  }
-}
+const KINDS = sandboxKinds()
 if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
 
 const asRoot = (argv: string[]) => execFileSync(isRoot ? argv[0] : 'sudo', isRoot ? argv.slice(1) : ['-n', ...argv])

@@ -3,7 +3,7 @@
 // continued with a trailing `\`, an include.path to another file of the workspace. None reaches the agent's
 // copy in any encoding (not even redacted: absent); the workspace's files stay byte for byte.
 import { afterAll, describe, expect, test } from '@jest/globals'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -11,24 +11,9 @@ import path from 'node:path'
 import { text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
 import { agent } from './helpers/agent-run'
+import { sandboxKinds, type Kind } from './helpers/kinds'
 
-const isRoot = process.platform === 'linux' && process.getuid?.() === 0
-const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
-
-interface Kind {
-  name: string
-  asUser?: { uid: number; gid: number }
-}
-const KINDS: Kind[] = isRoot || hasSudo ? [{ name: isRoot ? 'root' : 'this user with sudo' }] : []
-if (isRoot) {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find(l => l.startsWith('bash-agent-ci:'))
-  if (line && spawnSync('sudo', ['-n', '-u', 'bash-agent-ci', 'sudo', '-n', 'true']).status === 0) {
-    const [, , uid, gid] = line.split(':')
-    KINDS.push({ name: 'bash-agent-ci with passwordless sudo', asUser: { uid: Number(uid), gid: Number(gid) } })
-  }
-}
+const KINDS = sandboxKinds()
 if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
 
 const made: string[] = []

@@ -13,26 +13,13 @@ import { bash, startFakeAnthropic, text } from './helpers/fake-anthropic'
 import { startFakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
+import { hasSudo, isRoot, sandboxKinds, type Kind } from './helpers/kinds'
 
-const isRoot = process.platform === 'linux' && process.getuid?.() === 0
-const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
 const privileged = isRoot || hasSudo
 const API_KEY = 'sk-ant-api03-networkTestKey000000000000000000000'
 
-interface Kind {
-  name: string
-  asUser?: { uid: number; gid: number }
-}
-const KINDS: Kind[] = [{ name: isRoot ? 'root' : 'this user with sudo' }]
-if (isRoot) {
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find(l => l.startsWith('bash-agent-ci:'))
-  if (line && spawnSync('sudo', ['-n', '-u', 'bash-agent-ci', 'sudo', '-n', 'true']).status === 0) {
-    const [, , uid, gid] = line.split(':')
-    KINDS.push({ name: 'bash-agent-ci with passwordless sudo', asUser: { uid: Number(uid), gid: Number(gid) } })
-  }
-}
+const KINDS: Kind[] = sandboxKinds()
+if (!KINDS.length) KINDS.push({ name: 'this user' }) // the tests below that need privileges skip themselves
 
 afterAll(() => cleanupRuns())
 
