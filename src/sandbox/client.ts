@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, type ServerConfig } from './server'
+import { FRAME, type ServerConfig } from './protocol'
 import type { Launched } from '../tools/bash'
 
 export interface Ready {
@@ -234,12 +234,14 @@ export class ServerClient {
   }
 }
 
-/** Start the server: `argv` is the launcher (sudo, unshare...) and the node program. */
-export function startServer(argv: string[], config: ServerConfig, source: string, key: string): ServerClient {
-  // `key` (ignored by node) marks the namespace as this run's for the recovery helper
+/**
+ * Start the server: `argv` is the launcher (sudo, unshare...) and the node program, `bundle` the server's
+ * bundle (dist/server/index.js, trusted-checked by the caller). `key` marks the process as this run's.
+ */
+export function startServer(argv: string[], bundle: string, config: ServerConfig, key: string): ServerClient {
   // Each chunk of a command's output passes through the server as a buffer outside the JS heap, which
   // V8 collects only after tens of megabytes: the server collects young garbage itself (--expose-gc).
-  const child = spawn(argv[0], [...argv.slice(1), '--expose-gc', '--max-semi-space-size=1', '-e', BOOTSTRAP, key], {
+  const child = spawn(argv[0], [...argv.slice(1), '--expose-gc', '--max-semi-space-size=1', bundle, 'serve', key], {
     cwd: '/',
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },
@@ -247,16 +249,7 @@ export function startServer(argv: string[], config: ServerConfig, source: string
     detached: true
   })
   child.stdin?.on('error', () => undefined)
-  child.stdin?.write(`${JSON.stringify(source)}\n`)
   return new ServerClient(child, config)
 }
-
-/**
- * What `node -e` runs: the server's source is the first line on stdin (JSON),
- * read byte by byte so nothing after it is consumed. Neither a file the agent
- * could change nor a long command line (ps) nor the environment (sudo resets it).
- */
-const BOOTSTRAP =
-  "const fs=require('fs'),b=Buffer.alloc(1),s=[];while(fs.readSync(0,b,0,1,null)===1&&b[0]!==10)s.push(b[0]);(0,eval)(JSON.parse(Buffer.from(s).toString()))"
 
 export type { RemoteCommand }

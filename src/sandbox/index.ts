@@ -25,10 +25,19 @@ import { messageOf } from '../util'
 import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
-import type { ServerConfig } from './server'
-import { SERVER_SOURCE } from './server-source'
+import type { ServerConfig } from './protocol'
 import { startServer, type ServerClient } from './client'
-import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
+import {
+  asRootArgv,
+  canUnshare,
+  findPrivilege,
+  findProgram,
+  realpathOr,
+  serverBundle,
+  trustedFile,
+  unshareArgs,
+  type Privilege
+} from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { nsMembers, recoverAsRoot, type SavedState } from './recover'
 
@@ -194,6 +203,10 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   // run as root (the server, the recovery helper): only a node nobody else could have changed
   const node = priv.kind === 'none' ? process.execPath : trustedFile(process.execPath, avoid)
   if (!node) throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
+  // the server's own bundle, from the action's folder: never a file the agent could change
+  const bundle = serverBundle()
+  const server = priv.kind === 'none' ? (existsSync(bundle) ? bundle : undefined) : trustedFile(bundle, avoid)
+  if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
@@ -204,7 +217,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
-    return startServer(argv, { ...config, runKey: namespaced ? undefined : key }, SERVER_SOURCE, key)
+    return startServer(argv, server, { ...config, runKey: namespaced ? undefined : key }, key)
   }
   const baseState = (): SavedState | undefined =>
     priv.kind === 'none'
@@ -214,6 +227,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
           priv: priv.kind,
           sudo: priv.kind === 'sudo' ? priv.sudo : undefined,
           node,
+          server,
           rm: bins.rm ?? '/bin/rm',
           userdel: bins.userdel,
           key

@@ -1,16 +1,16 @@
-// The recovery helper, run as root (`node -e`, as source text: see server-source.ts) by the
+// The recovery helper, run as root (dist/server/index.js recover ...) by the
 // main step's release and by the post step when the main step could not finish.
+import fs from 'node:fs'
+import cp from 'node:child_process'
 
 /**
  * Recovery, for the post step (also run as root): kill every process of the
  * PID namespace `ns` (found by /proc/PID/ns/pid), until none is left, then
  * remove the run folder `dir`, then the run's own `user` (and what still runs
- * as it) with `userdel`. Self-contained, like commandServer.
+ * as it) with `userdel`. Says what it did as one JSON line on stdout.
  */
-export function recoverRun(): void {
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
-  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const [ns, dir, rm, key, user, userdel] = process.argv.slice(1)
+export function recoverRun(args: string[]): void {
+  const [ns, dir, rm, key, user, userdel] = args
   const problems: string[] = []
   const inNs = (): number[] =>
     fs

@@ -10,76 +10,19 @@
 // its own process group. When it exits, the kernel kills every process of the
 // namespace: nothing a command started outlives the run.
 //
-// `commandServer` is run as `node -e "(<its source>)()"`: the source travels in
-// memory (never a file the agent could change), so it must stay self-contained
-// (no imports, only Node's built-in modules through process.getBuiltinModule).
+// It is its own bundle (dist/server/index.js, from server-main.ts), run from
+// the action's own folder after the file and the node running it passed the
+// trusted-file check (privilege.ts).
+import { spawn, type ChildProcess as Child } from 'node:child_process'
+import fs from 'node:fs'
+import pathM from 'node:path'
+import type { Readable } from 'node:stream'
+import { FRAME, type ServerConfig } from './protocol'
+import { must, quietEnv, run } from './server-exec'
+import { buildCopy, ensureUser, netBridge, privateTemp, readOnlyView } from './server-setup'
 
-/** Frame types (server to action): a 9-byte header, u32 payload length, u32 id, u8 type. */
-export const FRAME = { message: 0, data: 1, exit: 2, closed: 3, execOut: 4 } as const
-
-export interface ServerConfig {
-  mode: 'user' | 'none'
-  /** the sandbox user's name (user mode) */
-  user?: string
-  /** the user is the run's own: it must not exist yet */
-  newUser?: boolean
-  /** groups that make a user too powerful */
-  powerfulGroups?: string[]
-  /** RLIMIT_NPROC of the sandbox user's commands */
-  maxProcesses?: number
-  /** the runner's workspace */
-  workspace: string
-  /** the run's own folder (user mode): built root-only, handed to the sandbox user once ready */
-  runDir?: string
-  /** the workspace's git object store, to share read-only with the copy */
-  objects?: string
-  /** the commit checked out in the workspace */
-  baseSha?: string
-  /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
-  credentialFiles?: string[]
-  /** remote URLs to copy into the copy's config (credentials already taken out) */
-  remotes?: Array<[string, string]>
-  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
-  dropTo?: { uid: number; gid: number; name: string }
-  /** whether the server is pid 1's child in its own namespace (private /proc) */
-  namespaced: boolean
-  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
-  runKey?: string
-  /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
-  hide?: string[]
-  /** folders brought back when under a hidden place (the tool cache) */
-  reexpose?: string[]
-  /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
-  net?: boolean
-  /** programs resolved by the action before the agent ran */
-  bins: Record<string, string>
-}
-
-/** What the set-up functions (server-setup.ts) get: Node's modules, the server's runners, and each other. */
-export interface ServerTools {
-  fs: typeof import('node:fs')
-  pathM: typeof import('node:path')
-  run: (
-    file: string,
-    args: string[],
-    o?: { cwd?: string; env?: Record<string, string>; input?: Buffer; ids?: { uid: number; gid: number } }
-  ) => Promise<{ code: number | null; stdout: Buffer; stderr: string }>
-  must: (what: string, file: string, args: string[], o?: { cwd?: string; env?: Record<string, string> }) => Promise<Buffer>
-  quietEnv: Record<string, string>
-  lib: ServerLib
-}
-
-export type ServerLib = typeof import('./server-setup')
-
-/** `lib`: the set-up functions, given as source next to this one's (server-source.ts). */
-export function commandServer(lib: ServerLib): void {
-  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
-  const pathM = process.getBuiltinModule('node:path') as typeof import('node:path')
-  type Child = import('node:child_process').ChildProcess
-
+export function commandServer(): void {
   const out = process.stdout
-  const FRAME_EXEC_OUT = 4 // FRAME.execOut (this function runs as source, alone)
   const framed = (type: number, id: number, payload: Buffer): Buffer => {
     const h = Buffer.allocUnsafe(9)
     h.writeUInt32BE(payload.length, 0)
@@ -91,61 +34,13 @@ export function commandServer(lib: ServerLib): void {
   const json = (msg: unknown): Buffer => Buffer.from(JSON.stringify(msg))
   const send = (id: number, msg: unknown, type = 0): void => frame(type, id, json(msg))
   /** commands' outputs paused until our stdout drains */
-  const paused = new Set<import('node:stream').Readable>()
+  const paused = new Set<Readable>()
   /** output bytes since the last young-generation collection */
   let passed = 0
   out.on('drain', () => {
     for (const s of paused) s.resume()
     paused.clear()
   })
-  const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-  const quietEnv = { PATH, LANG: 'C', LC_ALL: 'C', HOME: '/', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
-
-  /** Run a program (as root, or as `ids`), collecting its output; never throws. */
-  const run = (
-    file: string,
-    args: string[],
-    o: {
-      cwd?: string
-      env?: Record<string, string>
-      input?: Buffer
-      ids?: { uid: number; gid: number }
-      /** stdout goes here as it comes instead of into the result */
-      onStdout?: (d: Buffer) => void
-    } = {}
-  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> =>
-    new Promise(resolve => {
-      const chunks: Buffer[] = []
-      let stderr = ''
-      let child: Child
-      try {
-        child = cp.spawn(file, args, {
-          cwd: o.cwd ?? '/',
-          env: o.env ?? quietEnv,
-          stdio: [o.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-          ...(o.ids ?? {})
-        })
-      } catch (e) {
-        resolve({ code: null, stdout: Buffer.alloc(0), stderr: (e as Error).message })
-        return
-      }
-      child.stdout?.on('data', (d: Buffer) => (o.onStdout ? o.onStdout(d) : chunks.push(d)))
-      child.stderr?.on('data', (d: Buffer) => {
-        if (stderr.length < 20_000) stderr += d.toString()
-      })
-      child.on('error', e => resolve({ code: null, stdout: Buffer.concat(chunks), stderr: e.message }))
-      child.on('close', code => resolve({ code, stdout: Buffer.concat(chunks), stderr }))
-      if (o.input && child.stdin) {
-        child.stdin.on('error', () => undefined)
-        child.stdin.end(o.input)
-      }
-    })
-  const must = async (what: string, file: string, args: string[], o: Parameters<typeof run>[2] = {}): Promise<Buffer> => {
-    const r = await run(file, args, o)
-    if (r.code !== 0) throw new Error(`${what}: ${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]}`)
-    return r.stdout
-  }
-
   /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
   const others = (): number[] => {
     const list: number[] = []
@@ -164,7 +59,6 @@ export function commandServer(lib: ServerLib): void {
     return list
   }
 
-  const tools: ServerTools = { fs, pathM, run, must, quietEnv, lib }
   let cfg: ServerConfig
   let account: { uid: number; gid: number } | undefined
   let workdir = ''
@@ -182,13 +76,13 @@ export function commandServer(lib: ServerLib): void {
       workdir = cfg.workspace
       return { workdir }
     }
-    account = await lib.ensureUser(tools, cfg)
-    const copy = await lib.buildCopy(tools, cfg, account)
+    account = await ensureUser(cfg)
+    const copy = await buildCopy(cfg, account)
     workdir = copy.workdir
     let viewProblems: string[] = []
-    const net = cfg.net ? await lib.netBridge(tools, cfg) : {}
+    const net = cfg.net ? await netBridge(cfg) : {}
     if (cfg.namespaced) {
-      await lib.privateTemp(tools, cfg)
+      await privateTemp(cfg)
       // the run's home and temp: mount points of their own, so they stay writable in the read-only view
       for (const d of [copy.home, copy.tmp]) {
         await must('the run folders', cfg.bins.mount, ['--bind', d, d])
@@ -196,7 +90,7 @@ export function commandServer(lib: ServerLib): void {
       }
       const temps = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']
       const keep = [copy.workdir, copy.home, copy.tmp, pathM.join(cfg.runDir as string, 'layers'), ...temps]
-      viewProblems = await lib.readOnlyView(tools, cfg, keep)
+      viewProblems = await readOnlyView(cfg, keep)
     }
     if (cfg.bins.prlimit && cfg.maxProcesses) {
       // inherited by every command; root (this server) is exempt
@@ -296,7 +190,7 @@ export function commandServer(lib: ServerLib): void {
     if (req.op === 'run') {
       let child: Child
       try {
-        child = cp.spawn(cfg.bins.bash, ['-c', SCRIPT, 'bash', String(req.command)], {
+        child = spawn(cfg.bins.bash, ['-c', SCRIPT, 'bash', String(req.command)], {
           cwd: String(req.cwd ?? workdir),
           env: req.env as Record<string, string>,
           stdio: ['ignore', 'pipe', 'ignore'],
@@ -373,7 +267,7 @@ export function commandServer(lib: ServerLib): void {
         input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
         ids: ids(),
         // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
-        onStdout: d => frame(FRAME_EXEC_OUT, id, d)
+        onStdout: d => frame(FRAME.execOut, id, d)
       })
       send(id, { code: r.code, stderr: r.stderr })
     } else if (req.op === 'stop') {
