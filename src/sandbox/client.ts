@@ -2,30 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, type ServerConfig } from './protocol'
+import { FRAME, HEADER_BYTES, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
 import type { Launched } from '../tools/bash'
-
-export interface Ready {
-  type: 'ready'
-  ns: string
-  pid: number
-  workdir: string
-  home?: string
-  tmp?: string
-  startTree?: string
-  startObjects?: string
-  uid?: number
-  gid?: number
-  copyProblem?: string
-  /** what of the read-only view could not be made */
-  viewProblems?: string[]
-  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
-  proxyPort?: number
-  proxySocket?: string
-  netProblem?: string
-  /** how the copy was made (user mode) */
-  kind?: 'overlay' | 'copy'
-}
 
 export interface ExecResult {
   code: number | null
@@ -49,6 +27,11 @@ class RemoteCommand extends EventEmitter implements Launched {
   kill(): void {
     this.server.request({ op: 'kill', id: this.id })
   }
+  onExit(msg: Exited): void {
+    this.exited = true
+    if ('error' in msg && this.pid === undefined) this.emit('error', new Error(msg.error))
+    else this.emit('exit', 'code' in msg ? msg.code : null)
+  }
   forget(): void {
     this.server.drop(this.id)
   }
@@ -57,7 +40,7 @@ class RemoteCommand extends EventEmitter implements Launched {
 export class ServerClient {
   private nextId = 1
   private readonly commands = new Map<number, RemoteCommand>()
-  private readonly waiting = new Map<number, (msg: Record<string, unknown>) => void>()
+  private readonly waiting = new Map<number, (msg: Message) => void>()
   private pending: Buffer = Buffer.alloc(0)
   private parts: Buffer[] = []
   private partsLength = 0
@@ -83,9 +66,9 @@ export class ServerClient {
       if (stderr.length < 4000) stderr += d.toString()
     })
     this.waiting.set(0, msg => {
-      if (msg.type === 'ready') onReady(msg as unknown as Ready)
+      if ('type' in msg && msg.type === 'ready') onReady(msg)
       // a refusal (no safe user, a copy that failed): the caller may fall back to none
-      else onFail(Object.assign(new Error(String(msg.error ?? 'the command server did not start')), { refused: true }))
+      else onFail(Object.assign(new Error('error' in msg ? msg.error : 'the command server did not start'), { refused: true }))
     })
     child.stdout?.on('data', (d: Buffer) => this.onData(d))
     this.closed = new Promise(resolve => {
@@ -114,12 +97,12 @@ export class ServerClient {
     return !this.exited
   }
 
-  request(msg: Record<string, unknown>): void {
+  request(msg: Request): void {
     if (this.exited) return
     this.child.stdin?.write(`${JSON.stringify(msg)}\n`)
   }
 
-  private ask(msg: Record<string, unknown>, before?: (id: number) => void): Promise<Record<string, unknown>> {
+  private ask(msg: (id: number) => Request, before?: (id: number) => void): Promise<Message> {
     const id = this.nextId++
     return new Promise(resolve => {
       if (this.exited) return resolve({ error: 'the command server ended' })
@@ -128,7 +111,7 @@ export class ServerClient {
         this.execOut.delete(id)
         resolve(r)
       })
-      this.request({ ...msg, id })
+      this.request(msg(id))
     })
   }
 
@@ -150,38 +133,37 @@ export class ServerClient {
   }
 
   private frames(): void {
-    while (this.pending.length >= 9) {
+    while (this.pending.length >= HEADER_BYTES) {
       const len = this.pending.readUInt32BE(0)
-      if (this.pending.length < 9 + len) break
+      if (this.pending.length < HEADER_BYTES + len) break
       const id = this.pending.readUInt32BE(4)
       const type = this.pending.readUInt8(8)
-      const payload = this.pending.subarray(9, 9 + len)
-      this.pending = this.pending.subarray(9 + len)
-      const cmd = this.commands.get(id)
-      if (type === FRAME.execOut) {
-        this.execOut.get(id)?.push(Buffer.from(payload))
-      } else if (type === FRAME.data) {
-        cmd?.stdout.write(Buffer.from(payload))
-      } else if (type === FRAME.closed) {
-        if (cmd) cmd.ended = true
-        cmd?.stdout.end()
-      } else {
-        const msg = JSON.parse(payload.toString()) as Record<string, unknown>
-        if (cmd && type === FRAME.exit) {
-          cmd.exited = true
-          if (msg.error !== undefined && cmd.pid === undefined) cmd.emit('error', new Error(String(msg.error)))
-          else cmd.emit('exit', typeof msg.code === 'number' ? msg.code : null)
-        } else if (cmd && type === FRAME.message) {
-          cmd.pid = typeof msg.pid === 'number' ? msg.pid : cmd.pid
-        } else {
-          const w = this.waiting.get(id)
-          if (w) {
-            if (id !== 0) this.waiting.delete(id)
-            w(msg)
-          }
-        }
-      }
+      const payload = this.pending.subarray(HEADER_BYTES, HEADER_BYTES + len)
+      this.pending = this.pending.subarray(HEADER_BYTES + len)
+      this.onFrame(type, id, payload)
     }
+  }
+
+  private onFrame(type: number, id: number, payload: Buffer): void {
+    const cmd = this.commands.get(id)
+    if (type === FRAME.execOut) this.execOut.get(id)?.push(Buffer.from(payload))
+    else if (type === FRAME.data) cmd?.stdout.write(Buffer.from(payload))
+    else if (type === FRAME.closed) {
+      if (cmd) cmd.ended = true
+      cmd?.stdout.end()
+    } else if (cmd && type === FRAME.exit) cmd.onExit(JSON.parse(payload.toString()) as Exited)
+    else if (type === FRAME.message) {
+      const msg = JSON.parse(payload.toString()) as Message
+      if (cmd) cmd.pid = 'pid' in msg && typeof msg.pid === 'number' ? msg.pid : cmd.pid
+      else this.answer(id, msg)
+    }
+  }
+
+  private answer(id: number, msg: Message): void {
+    const w = this.waiting.get(id)
+    if (!w) return
+    if (id !== 0) this.waiting.delete(id)
+    w(msg)
   }
 
   /** Start one command; it is ours until forgotten. */
@@ -206,21 +188,19 @@ export class ServerClient {
 
   async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
     const out: Buffer[] = []
-    const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }, id =>
-      this.execOut.set(id, out)
+    const r = await this.ask(
+      id => ({ op: 'exec', id, file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }),
+      id => this.execOut.set(id, out)
     )
-    if (r.error !== undefined) return { code: null, stdout: Buffer.alloc(0), stderr: String(r.error) }
-    return {
-      code: (r.code as number | null) ?? null,
-      stdout: Buffer.concat(out),
-      stderr: String(r.stderr ?? '')
-    }
+    if ('error' in r) return { code: null, stdout: Buffer.alloc(0), stderr: r.error }
+    if (!('stderr' in r)) return { code: null, stdout: Buffer.alloc(0), stderr: 'the command server answered something else' }
+    return { code: r.code, stdout: Buffer.concat(out), stderr: r.stderr }
   }
 
   async stop(): Promise<{ ok: boolean; detail?: string }> {
-    const r = await this.ask({ op: 'stop' })
-    if (r.error !== undefined) return { ok: false, detail: String(r.error) }
-    return { ok: r.ok === true, detail: typeof r.detail === 'string' ? r.detail : undefined }
+    const r = await this.ask(id => ({ op: 'stop', id }))
+    if ('error' in r) return { ok: false, detail: r.error }
+    return 'ok' in r ? { ok: r.ok, detail: r.detail } : { ok: false, detail: 'the command server answered something else' }
   }
 
   /** End the server (stdin closed): it kills what is left and exits, and the namespace with it. */
@@ -252,4 +232,4 @@ export function startServer(argv: string[], bundle: string, config: ServerConfig
   return new ServerClient(child, config)
 }
 
-export type { RemoteCommand }
+export type { RemoteCommand, Ready }

@@ -1,8 +1,85 @@
-// What the action and the command server say to each other: the server's
-// configuration, then one request a JSON line; the server answers in frames.
+// What the action and the command server say to each other over the server's
+// stdin and stdout: first the configuration (one JSON line), then one request
+// a JSON line; the server answers in binary frames (a 9-byte header: u32
+// payload length, u32 request id, u8 frame type), JSON unless said otherwise.
 
-/** Frame types (server to action): a 9-byte header, u32 payload length, u32 id, u8 type. */
-export const FRAME = { message: 0, data: 1, exit: 2, closed: 3, execOut: 4 } as const
+/** Frame types (server to action). */
+export const FRAME = {
+  /** JSON: the answer to a request (for `run`: that it started) */
+  message: 0,
+  /** raw bytes: a command's output */
+  data: 1,
+  /** JSON: a command exited, or could not start (`Exited`) */
+  exit: 2,
+  /** empty: a command's output closed */
+  closed: 3,
+  /** raw bytes: an exec's output */
+  execOut: 4
+} as const
+export type FrameType = (typeof FRAME)[keyof typeof FRAME]
+
+export const HEADER_BYTES = 9
+
+/** The header of a frame of `length` payload bytes. */
+export function frameHeader(type: FrameType, id: number, length: number): Buffer {
+  const h = Buffer.allocUnsafe(HEADER_BYTES)
+  h.writeUInt32BE(length, 0)
+  h.writeUInt32BE(id, 4)
+  h.writeUInt8(type, 8)
+  return h
+}
+
+export const frame = (type: FrameType, id: number, payload: Buffer): Buffer =>
+  Buffer.concat([frameHeader(type, id, payload.length), payload])
+
+export const jsonFrame = (type: FrameType, id: number, msg: Message | Exited): Buffer => frame(type, id, Buffer.from(JSON.stringify(msg)))
+
+/** One request (action to server), by its `op`. */
+export type Request =
+  /** run a command with bash as the sandbox user; its frames come under `id` until forgotten */
+  | { op: 'run'; id: number; command: string; cwd: string; env: Record<string, string> }
+  /** kill a command's whole process tree */
+  | { op: 'kill'; id: number }
+  /** nothing more of a command is wanted */
+  | { op: 'forget'; id: number }
+  /** one program, no shell; `input` in base64 */
+  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string }
+  /** kill every process of the run and verify it */
+  | { op: 'stop'; id: number }
+
+/** What set-up made (user mode), in the `ready` message. */
+export interface SetUpInfo {
+  workdir: string
+  home?: string
+  tmp?: string
+  startTree?: string
+  startObjects?: string
+  uid?: number
+  gid?: number
+  copyProblem?: string
+  /** what of the read-only view could not be made */
+  viewProblems?: string[]
+  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
+  proxyPort?: number
+  proxySocket?: string
+  netProblem?: string
+  /** how the copy was made (user mode) */
+  kind?: 'overlay' | 'copy'
+}
+
+/** The first message, under id 0: set-up done, or refused. */
+export type Hello = ({ type: 'ready'; ns: string; pid: number } & SetUpInfo) | { type: 'failed'; ns: string; error: string }
+export type Ready = Extract<Hello, { type: 'ready' }>
+
+/** A `run` started (its pid), an `exec` ended, a `stop` done, or a request failed. */
+export type Started = { pid: number | undefined }
+export type ExecDone = { code: number | null; stderr: string }
+export type StopDone = { ok: boolean; detail?: string }
+export type Failure = { error: string }
+export type Message = Hello | Started | ExecDone | StopDone | Failure
+
+/** The payload of an exit frame. */
+export type Exited = { code: number | null; signal: NodeJS.Signals | null } | Failure
 
 export interface ServerConfig {
   mode: 'user' | 'none'
