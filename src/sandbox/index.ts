@@ -19,7 +19,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readlinkSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import { messageOf } from '../util'
 import type { CommandRecord } from '../types'
@@ -39,7 +39,8 @@ import {
   type Privilege
 } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
-import { nsMembers, recoverAsRoot, type SavedState } from './recover'
+import { recoverAsRoot, type SavedState } from './recover'
+import { nsMembers, procStat } from './proc'
 
 export { recoverSandbox } from './recover'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
@@ -247,8 +248,7 @@ export function runnerPlaces(env: NodeJS.ProcessEnv): string[] {
     try {
       const exe = readlinkSync(`/proc/${pid}/exe`)
       if (/^Runner\.(Worker|Listener)$/.test(path.basename(exe))) out.push(path.dirname(path.dirname(exe)))
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      pid = procStat(pid)?.ppid ?? 0
     } catch {
       break
     }

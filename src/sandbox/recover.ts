@@ -2,7 +2,6 @@
 // folder and its user, from the state the main step saved before each change.
 import path from 'node:path'
 import { spawn } from 'node:child_process'
-import { readdirSync, readlinkSync } from 'node:fs'
 import { messageOf } from '../util'
 import { asRootArgv, trustedFile, type Privilege } from './privilege'
 import { isRunDir } from './copy'
@@ -26,19 +25,6 @@ export interface SavedState {
   ns?: string
   /** a random word on the namespace's init's command line: a namespace inode reused by another run is never this run's */
   key: string
-}
-
-export function nsMembers(ns: string): number[] {
-  const out: number[] = []
-  for (const n of readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue
-    try {
-      if (readlinkSync(`/proc/${n}/ns/pid`) === ns) out.push(Number(n))
-    } catch {
-      // gone, or not ours to look at
-    }
-  }
-  return out
 }
 
 /** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir` and the run's user. Resolves with its problems. */

@@ -1,6 +1,6 @@
 // The agent's one tool: run one shell command and record what came of it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -8,6 +8,7 @@ import path from 'node:path'
 import type { CommandRecord } from '../types'
 import { OutputCapture, captureBytes, finishOutput } from './output'
 import { clampDelay, messageOf } from '../util'
+import { killTree } from '../sandbox/proc'
 
 /**
  * A command started elsewhere (the sandbox's command server): what runBash
@@ -67,35 +68,6 @@ function findBash(envPath: string | undefined): string {
 }
 
 /**
- * A /proc file read into one buffer kept for the purpose: the text, or (without
- * an encoding) how many bytes are in `procBuf`. /proc files report size 0, so
- * readFileSync allocates 64 KiB for each; a sweep over every process made
- * megabytes of garbage at once. Throws when the file is gone.
- */
-let procBuf = Buffer.allocUnsafe(16 * 1024)
-function readProc(file: string): number
-function readProc(file: string, encoding: 'latin1'): string
-function readProc(file: string, encoding?: 'latin1'): string | number {
-  const fd = openSync(file, 'r')
-  try {
-    let n = 0
-    for (;;) {
-      if (n === procBuf.length) {
-        const bigger = Buffer.allocUnsafe(procBuf.length * 2)
-        procBuf.copy(bigger, 0, 0, n)
-        procBuf = bigger
-      }
-      const r = readSync(fd, procBuf, n, procBuf.length - n, null)
-      if (r === 0) break
-      n += r
-    }
-    return encoding ? procBuf.toString(encoding, 0, n) : n
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/**
  * A young-generation collection every YOUNG_GC_BYTES of command output. Each
  * chunk read from the pipe is a new 64 KiB buffer outside the JS heap, and V8
  * collects those only after tens of megabytes: a command printing a gigabyte
@@ -115,61 +87,6 @@ function collectYoung(): void {
     }
   }
   youngGc?.({ type: 'minor' })
-}
-
-/** Process groups of `pid`'s descendants, read from /proc (empty without /proc). */
-function descendantGroups(pid: number): number[] {
-  const parent = new Map<number, number>()
-  const group = new Map<number, number>()
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return []
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readProc(`/proc/${name}/stat`, 'latin1')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      parent.set(Number(name), Number(fields[1]))
-      group.set(Number(name), Number(fields[2]))
-    } catch {
-      // gone or unreadable
-    }
-  }
-  const children = new Map<number, number[]>()
-  for (const [p, pp] of parent) {
-    const list = children.get(pp)
-    if (list) list.push(p)
-    else children.set(pp, [p])
-  }
-  const groups = new Set<number>()
-  const queue = [...(children.get(pid) ?? [])]
-  const seen = new Set<number>(queue)
-  while (queue.length > 0) {
-    const p = queue.shift() as number
-    const g = group.get(p)
-    if (g !== undefined && g > 1) groups.add(g)
-    for (const c of children.get(p) ?? []) {
-      if (!seen.has(c)) {
-        seen.add(c)
-        queue.push(c)
-      }
-    }
-  }
-  return [...groups]
-}
-
-/** SIGKILL the process group of `pid` (and the groups of its descendants). Never throws. */
-function killGroup(pid: number): void {
-  for (const g of new Set([pid, ...descendantGroups(pid)])) {
-    try {
-      process.kill(-g, 'SIGKILL')
-    } catch {
-      // gone already, or not ours to signal
-    }
-  }
 }
 
 function baseRecord(command: string): CommandRecord {
@@ -229,7 +146,7 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         on: (event: string, listener: (...a: any[]) => void) => c.on(event, listener),
         kill: () => {
-          if (c.pid !== undefined) killGroup(c.pid)
+          if (c.pid !== undefined) killTree(c.pid)
         }
       }
     }
