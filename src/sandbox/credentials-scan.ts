@@ -74,6 +74,14 @@ function hiddenFile(real: string, found: { bytes: Buffer; st: Stats }, stripped:
   }
 }
 
+function realOrNone(p: string): string | undefined {
+  try {
+    return realpathSync(p)
+  } catch {
+    return undefined // none
+  }
+}
+
 /** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
 export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
@@ -84,14 +92,7 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     )
   }
   const home = homeFiles(o.home)
-  const stores = new Set<string>()
-  for (const store of home.stores) {
-    try {
-      stores.add(realpathSync(store))
-    } catch {
-      // none
-    }
-  }
+  const stores = new Set(home.stores.map(realOrNone).filter((s): s is string => !!s))
   const queue = [...found.files, ...home.configs, ...stores]
   const workspaceReal = realpathOr(workspace)
   const inWorkspace = (p: string) => isInside(p, workspaceReal)
@@ -111,13 +112,9 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
   }
   while (queue.length > 0) {
     const file = queue.shift() as string
-    let real: string
-    try {
-      real = realpathSync(file)
-    } catch {
-      continue // an include of a file that is not there (checkout's container path /github/runner_temp/...)
-    }
-    if (done.has(real)) continue
+    // an include of a file that is not there (checkout's container path /github/runner_temp/...) is skipped
+    const real = realOrNone(file)
+    if (real === undefined || done.has(real)) continue
     done.add(real)
     const r = readSmallFile(real)
     if (!r) continue

@@ -325,6 +325,39 @@ export async function privateTemp(cfg: ServerConfig): Promise<void> {
   }
 }
 
+/** Folders never hidden, whatever the runner's places are. */
+const SYSTEM = [
+  '/',
+  '/usr',
+  '/etc',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib64',
+  '/var',
+  '/opt',
+  '/home',
+  '/tmp',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/mnt'
+]
+
+/** This mount namespace's mount points and their options, from /proc/self/mountinfo. */
+function mountPoints(): Array<{ at: string; opts: string[] }> {
+  const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
+  return fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map(l => {
+      const f = l.split(' ')
+      return { at: unescape(f[4]), opts: f[5].split(',') }
+    })
+}
+
 /**
  * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
  * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
@@ -334,34 +367,8 @@ export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<s
   const b = cfg.bins
   const problems: string[] = []
   const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
-  const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
-  const mounts = fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => {
-      const f = l.split(' ')
-      return { at: unescape(f[4]), opts: f[5].split(',') }
-    })
+  const mounts = mountPoints()
   const runs = pathM.dirname(cfg.runDir as string)
-  const SYSTEM = [
-    '/',
-    '/usr',
-    '/etc',
-    '/bin',
-    '/sbin',
-    '/lib',
-    '/lib64',
-    '/var',
-    '/opt',
-    '/home',
-    '/tmp',
-    '/proc',
-    '/sys',
-    '/dev',
-    '/run',
-    '/mnt'
-  ]
   const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
     .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
     .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
