@@ -6,6 +6,7 @@ import { createModelCall } from '../agent/model'
 import { systemPrompt } from '../agent/prompt'
 import { contextWindowOf } from '../agent/cost'
 import { commandRunner } from '../tools/runner'
+import { afterSetUp } from '../environments/setup'
 import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
 import * as state from './state'
 import { newCredentialState } from '../sandbox/credentials'
@@ -119,18 +120,13 @@ export function startAgent(ctx: AgentContext): AgentRun {
             return modelCall(params, signal)
           },
           runCommand: commandRunner(
-            async (command, o) => {
-              if (!sandbox) {
-                try {
-                  sandbox = await untilAborted(prepared, o.signal ?? control.signal)
-                } catch (error) {
-                  if (o.signal?.aborted) throw error
-                  throw new Error(`the sandbox for commands could not be set up: ${messageOf(error)}`)
-                }
-                rec.info.sandbox = sandbox.note
+            afterSetUp(prepared, {
+              wait: (p, signal) => untilAborted(p, signal ?? control.signal),
+              onReady: ready => {
+                sandbox = ready
+                rec.info.sandbox = ready.note
               }
-              return sandbox.run(command, o)
-            },
+            }),
             settings,
             { redact: out.redact, margin: Math.max(512, out.redactor.maxFormLength) }
           ),
@@ -158,7 +154,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
       const notBack: string[] = [] // what the user must know: said in the report, not only the log
       const done = await within(
         (async () => {
-          const stop = await sb.stopProcesses()
+          const stop = await sb.stopAll()
           if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
           notBack.push(...(await sb.release()))
           rec.info.network = sb.network()
@@ -185,7 +181,7 @@ export function startAgent(ctx: AgentContext): AgentRun {
       return fn({ source: { workdir: workspace, exec: localExec, inPlace: true } })
     }
     try {
-      const stop = await sb.stopProcesses()
+      const stop = await sb.stopAll()
       if (!stop.ok) out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
       const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
       return await fn({

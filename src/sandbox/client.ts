@@ -2,17 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, HEADER_BYTES, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
-import type { Launched } from '../tools/bash'
+import { FRAME, HEADER_BYTES, type ExecResult, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
+import type { Started } from '../environments/types'
 
-export interface ExecResult {
-  code: number | null
-  stdout: Buffer
-  stderr: string
-}
-
-/** One running command, shaped like the part of a ChildProcess runBash uses. */
-class RemoteCommand extends EventEmitter implements Launched {
+/** One running command, as runBash follows it. */
+class RemoteCommand extends EventEmitter implements Started {
   pid: number | undefined
   readonly stdout = new PassThrough()
   /** its exit and the end of its output both came: the server has forgotten it already */

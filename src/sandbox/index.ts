@@ -20,9 +20,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readlinkSync } from 'node:fs'
-import { runBash } from '../tools/bash'
+import { SandboxedEnvironment, type Sandbox } from '../environments/sandboxed'
 import { messageOf } from '../util'
-import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
 import type { ServerConfig } from './protocol'
@@ -40,7 +39,7 @@ import {
 } from './privilege'
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { recoverAsRoot, type SavedState } from './recover'
-import { nsMembers, procStat } from './proc'
+import { procStat } from './proc'
 
 export { recoverSandbox } from './recover'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
@@ -49,47 +48,7 @@ import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess }
 import { proxyEnv } from './env'
 
 import type { SandboxMode } from '../settings'
-export type { SandboxMode }
-
-export interface RunOptions {
-  timeoutMs: number
-  maxOutputChars: number
-  blocked: string[]
-  signal?: AbortSignal
-  redact: (s: string) => string
-  redactMargin?: number
-}
-
-export interface Sandbox {
-  /** in force (user may fall back to none) */
-  mode: SandboxMode
-  /** what the report footer says about it */
-  note: string
-  /** where commands run: the copy (user) or the workspace (none) */
-  workdir: string
-  /** commit checked out in the workspace at start */
-  baseSha: string | undefined
-  /** the copy's state at start as a git tree (user mode), to compute the agent's changes against */
-  startTree?: string
-  /** where that tree's objects are: stores the agent cannot write (GIT_ALTERNATE_OBJECT_DIRECTORIES) */
-  startObjects?: string
-  /** the commands' environment */
-  env: Record<string, string>
-  /** run one command; never throws, as runBash */
-  run(command: string, opts: RunOptions): Promise<CommandRecord>
-  /** one program as the sandbox user inside the containment, no shell */
-  exec(
-    file: string,
-    args: string[],
-    opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }
-  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
-  /** what the report says about the network (counts so far) */
-  network(): NetworkReport
-  /** kill every process of the run's commands and verify none is left */
-  stopProcesses(): Promise<{ ok: boolean; detail?: string }>
-  /** remove the copy, end the server, put back what was changed; returns problems */
-  release(): Promise<string[]>
-}
+export type { SandboxMode, Sandbox }
 
 export interface SandboxOptions {
   mode: SandboxMode
@@ -318,7 +277,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
       workdir: ready.workdir
     })
     if (ready.proxyPort) Object.assign(env, proxyEnv(ready.proxyPort))
-    return makeSandbox({
+    return new SandboxedEnvironment({
       ...{
         mode: 'user',
         note: `user (${user})`,
@@ -328,7 +287,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
         startObjects: ready.startObjects,
         env
       },
-      ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv, proxy }
+      ...{ server, state: { ...state, ns: ready.ns }, save, namespaced: true, priv: host.priv, proxy }
     })
   } catch (e) {
     const why = messageOf(e)
@@ -401,9 +360,9 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
     ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
     ...(runKey ? { BASH_AGENT_RUN: runKey } : {})
   }
-  const sandbox = makeSandbox({
+  const sandbox = new SandboxedEnvironment({
     ...{ mode: 'none', note, workdir: opts.workspace, baseSha: readWorkspaceGit(opts.workspace)?.baseSha, env, server },
-    ...{ state: state ? { ...state, ns } : undefined, save, log, namespaced, priv, restore: restoreCredentials },
+    ...{ state: state ? { ...state, ns } : undefined, save, namespaced, priv, restore: restoreCredentials },
     proxy: { contained: false, why: 'sandbox: none' }
   })
   if (setupError) {
@@ -421,83 +380,6 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       timer = setTimeout(() => reject(new Error(`set-up took longer than ${Math.round(ms / 1000)} s`)), ms)
     })
   ]).finally(() => clearTimeout(timer))
-}
-
-function makeSandbox(
-  o: Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
-    server: ServerClient
-    state?: SavedState
-    save: (v: string) => void
-    log: (m: string) => void
-    namespaced: boolean
-    priv: Privilege
-    restore?: () => Promise<string[]>
-    /** the running proxy, or what the report says without one */
-    proxy?: ProxyProcess | NetworkReport
-  }
-): Sandbox {
-  const proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
-  const fixed: NetworkReport = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
-  const { server } = o
-  let stopped: Promise<{ ok: boolean; detail?: string }> | undefined
-  let released: Promise<string[]> | undefined
-  const stopProcesses = (): Promise<{ ok: boolean; detail?: string }> =>
-    (stopped ??= server.alive ? server.stop() : Promise.resolve(verifyGone()))
-  /** After the server ended: no process of its namespace is alive (checked where we may look). */
-  const verifyGone = (): { ok: boolean; detail?: string } => {
-    if (!o.namespaced || !o.state?.ns) return { ok: false, detail: "the run's processes could not be verified gone (no PID namespace)" }
-    if (o.priv.kind !== 'root') return { ok: true } // checked by the recovery helper as root
-    const left = nsMembers(o.state.ns)
-    return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
-  }
-  return {
-    mode: o.mode,
-    note: o.note,
-    workdir: o.workdir,
-    baseSha: o.baseSha,
-    startTree: o.startTree,
-    startObjects: o.startObjects,
-    env: o.env,
-    network: () => (proxy ? proxy.report() : fixed),
-    run: (command, r) =>
-      runBash(command, {
-        cwd: o.workdir,
-        env: o.env,
-        timeoutMs: r.timeoutMs,
-        maxOutputChars: r.maxOutputChars,
-        blocked: r.blocked,
-        redact: r.redact,
-        redactMargin: r.redactMargin,
-        signal: r.signal,
-        launch: (c, w) => server.start(c, w.cwd, w.env)
-      }),
-    exec: (file, args, x = {}) =>
-      server.exec(file, args, {
-        cwd: x.cwd ?? o.workdir,
-        input: x.input,
-        env: x.env ?? { PATH: o.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: o.env.HOME ?? '/' }
-      }),
-    stopProcesses,
-    release: () =>
-      (released ??= (async () => {
-        const problems: string[] = []
-        const stop = await stopProcesses()
-        if (!stop.ok) problems.push(stop.detail ?? "the run's processes could not be verified gone")
-        if (!(await server.end(10_000))) problems.push('the command server did not end in time')
-        await proxy?.stop()
-        if (o.restore) problems.push(...(await o.restore()))
-        if (o.state) {
-          // as root: what is left of the namespace, and the run folder (the copy)
-          const r = await recoverAsRoot(o.state, 60_000)
-          problems.push(...r.problems)
-          if (r.done) o.save('')
-        } else if (o.namespaced && existsSync('/proc')) {
-          const gone = verifyGone()
-          if (!gone.ok && gone.detail) problems.push(gone.detail)
-        }
-        return problems
-      })())
-  }
 }
 
 /**

@@ -78,6 +78,13 @@ export type StopDone = { ok: boolean; detail?: string }
 export type Failure = { error: string }
 export type Message = Hello | Started | ExecDone | StopDone | Failure
 
+/** What an exec came to (and how the server runs its own helpers). */
+export interface ExecResult {
+  code: number | null
+  stdout: Buffer
+  stderr: string
+}
+
 /** The payload of an exit frame. */
 export type Exited = { code: number | null; signal: NodeJS.Signals | null } | Failure
 

@@ -1,6 +1,7 @@
 // How the command server (root) runs its helper programs: a quiet environment,
 // output collected, never a throw unless asked for (`must`).
 import { spawn, type ChildProcess } from 'node:child_process'
+import type { ExecResult } from './protocol'
 
 export const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 export const quietEnv: Record<string, string> = {
@@ -21,11 +22,7 @@ export interface RunOptions {
   onStdout?: (d: Buffer) => void
 }
 
-export interface RunResult {
-  code: number | null
-  stdout: Buffer
-  stderr: string
-}
+export type RunResult = ExecResult
 
 /** Run a program (as root, or as `ids`), collecting its output; never throws. */
 export function run(file: string, args: string[], o: RunOptions = {}): Promise<RunResult> {
