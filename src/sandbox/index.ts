@@ -109,6 +109,8 @@ interface Host {
   namespaced: boolean
   launch: (config: ServerConfig) => ServerClient
   baseState: () => SavedState | undefined
+  /** the node that runs as root: one nobody else could have changed */
+  node: string
   /** a random word marking this run's namespace (and, without one, its commands' environment) */
   key: string
 }
@@ -192,7 +194,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
           userdel: bins.userdel,
           key
         }
-  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
+  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, node, namespaced, launch, baseState, key }
 }
 
 /**
@@ -316,10 +318,11 @@ async function networkOf(
   }
   if (ready.netProblem || !ready.proxySocket)
     return closed(ready.netProblem ?? 'no bridge to the proxy: the commands had no network at all')
-  const source = proxySource()
-  if (!source) return closed("the proxy's program was not found beside the action, so the commands had no network at all")
+  const source = proxySource(realpathOr(host.opts.workspace))
+  if (!source)
+    return closed("the proxy's program was not found beside the action (or others could change it), so the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, node: process.execPath, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, node: host.node, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(
