@@ -48,7 +48,7 @@ import { collectCredentials, hideCredentials, newCredentialState } from './crede
 import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
-import { memoryBytes, outOfMemory, planCgroup } from './memory'
+import { memoryBytes, planCgroup } from './memory'
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode, Sandbox }
