@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import os from 'node:os'
 import path from 'node:path'
 import { spawn } from 'node:child_process'
-import { runBash, toolResult, type BashOptions, type Launched } from '../src/tools/bash'
+import { runBash, toolResult, type BashOptions } from '../src/tools/bash'
+import { startLocal } from '../src/environments/local'
+import type { Started } from '../src/environments/types'
 import { OutputCapture, captureBytes, cleanText } from '../src/tools/output'
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'bash-tool-test-'))
@@ -44,6 +46,7 @@ function opts(over: Partial<BashOptions> = {}): BashOptions {
     maxOutputChars: 50000,
     blocked: [],
     redact: t => t,
+    launch: startLocal,
     ...over
   }
 }
@@ -436,7 +439,7 @@ describe('runBash: a command started elsewhere (launch)', () => {
         stdio: ['ignore', 'pipe', 'ignore'],
         detached: true
       })
-      const l: Launched = {
+      const l: Started = {
         get pid() {
           return c.pid
         },

@@ -13,27 +13,6 @@ const MAX_FILE_LINES = 500
 const MAX_FUNCTION_LINES = 60
 const MAX_MAIN_LINES = 100
 
-/**
- * Temporary: functions of the command server and the command runner that are
- * being cut down separately (src/sandbox/, src/tools/). Named as
- * `path: function`; empty this list as they shrink, never add to it.
- */
-const TEMPORARY_LONG_FUNCTIONS = new Set<string>([
-  'src/sandbox/index.ts: makeSandbox',
-  'src/sandbox/server-recover.ts: recoverRun',
-  'src/sandbox/server-setup.ts: freshGit',
-  'src/sandbox/server-setup.ts: readOnlyView',
-  'src/sandbox/server.ts: commandServer',
-  'src/sandbox/server.ts: onRequest',
-  'src/tools/bash.ts: (anonymous at line 241)',
-  'src/tools/bash.ts: runBash'
-])
-
-/** Temporary, like the list above: the command server's two halves, being made one typed bundle separately. */
-const TEMPORARY_CYCLES = new Set<string>([
-  'sandbox/server-gitconfig.ts → sandbox/server.ts → sandbox/server-setup.ts → sandbox/server-gitconfig.ts (and through sandbox/server-memory.ts)'
-])
-
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
     e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []
@@ -169,11 +148,8 @@ describe('the house', () => {
     const sizes = files.flatMap(f =>
       functionSizes(f, readFileSync(f, 'utf8')).map(s => ({ key: `${relative(REPO_ROOT, f)}: ${s.name}`, lines: s.lines }))
     )
-    const long = sizes.filter(s => s.lines > MAX_FUNCTION_LINES && !TEMPORARY_LONG_FUNCTIONS.has(s.key))
+    const long = sizes.filter(s => s.lines > MAX_FUNCTION_LINES)
     expect(long.map(s => `${s.key} (${s.lines} lines)`)).toEqual([])
-    // an exception that no longer applies leaves the list
-    const stillLong = new Set(sizes.filter(s => s.lines > MAX_FUNCTION_LINES).map(s => s.key))
-    expect([...TEMPORARY_LONG_FUNCTIONS].filter(k => !stillLong.has(k))).toEqual([])
   })
 
   it('main.ts reads like the run, in well under 150 lines', () => {
@@ -188,8 +164,7 @@ describe('the house', () => {
       const others = c.filter(f => !walk.includes(f))
       return walk.map(name).join(' → ') + (others.length ? ` (and through ${others.map(name).join(', ')})` : '')
     })
-    expect(cycles.filter(c => !TEMPORARY_CYCLES.has(c))).toEqual([])
-    expect([...TEMPORARY_CYCLES].filter(c => !cycles.includes(c))).toEqual([])
+    expect(cycles).toEqual([])
   })
 
   it('the measure counts a function with the functions declared inside it', () => {

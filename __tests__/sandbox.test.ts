@@ -118,7 +118,7 @@ describe('fallback', () => {
     const bg = await sh(s, 'setsid sleep 600 > /dev/null 2>&1 & echo $!')
     const pid = Number(bg.output)
     expect(pid).toBeGreaterThan(1)
-    const stop = await s.stopProcesses()
+    const stop = await s.stopAll()
     const gone = () => {
       try {
         return /^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, 'latin1'))
@@ -252,7 +252,7 @@ describe('user mode', () => {
       const s = await prepare(options({ workspace }))
       const forged = await sh(s, readFileSync(path.resolve('__tests__', 'helpers', 'forge-start-tree.sh'), 'utf8'))
       expect(forged.output).toContain('forged root')
-      expect(await s.stopProcesses()).toEqual({ ok: true })
+      expect(await s.stopAll()).toEqual({ ok: true })
       const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
       const r = await handBack({
         mode: 'apply',
@@ -314,13 +314,13 @@ describe('user mode', () => {
     expect(existsSync(path.join('/run/lock', mark))).toBe(false)
   })
 
-  withPrivilege('stopProcesses kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {
+  withPrivilege('stopAll kills everything and verifies it; exec still works afterwards, as the sandbox user', async () => {
     const { workspace } = repo()
     const s = await prepare(options({ workspace }))
     await sh(s, "setsid sh -c 'while :; do sleep 0.1; done' > /dev/null 2>&1 & (env -i setsid sleep 600 &) ; echo started")
     const ps = await sh(s, 'ps -e -o comm= | grep -c -E "^(sleep|sh)$"')
     expect(Number(ps.output)).toBeGreaterThanOrEqual(2)
-    expect(await s.stopProcesses()).toEqual({ ok: true })
+    expect(await s.stopAll()).toEqual({ ok: true })
     const e = await s.exec('sh', ['-c', 'id -un; ps -e -o comm= | grep -c -E "^(sleep|sh)$" || true'])
     expect(e.code).toBe(0)
     expect(e.stdout.toString()).toBe(`${s.env.USER}\n1\n`) // only this sh itself

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
@@ -178,4 +178,21 @@ describe('trusted programs', () => {
     expect(trustedFile(process.execPath)).toBe(execFileSync('readlink', ['-f', process.execPath]).toString().trim())
     rmSync(open777, { recursive: true, force: true })
   })
+
+  // the folders below must be root's
+  ;(process.getuid?.() === 0 ? test : test.skip)(
+    "a folder of root's with the sticky bit may be above a trusted file, not hold it; one of another's may not",
+    () => {
+      const sticky = mkdtempSync(path.join(os.tmpdir(), 'view-sticky-'))
+      chmodSync(sticky, 0o1777)
+      const own = path.join(sticky, 'own')
+      mkdirSync(own, { mode: 0o755 })
+      for (const f of [path.join(own, 'f.js'), path.join(sticky, 'f.js')]) writeFileSync(f, '', { mode: 0o644 })
+      expect(trustedFile(path.join(own, 'f.js'))).toBe(path.join(realpathSync(own), 'f.js'))
+      expect(trustedFile(path.join(sticky, 'f.js'))).toBeUndefined()
+      chownSync(sticky, 65534, 65534)
+      expect(trustedFile(path.join(own, 'f.js'))).toBeUndefined()
+      rmSync(sticky, { recursive: true, force: true })
+    }
+  )
 })

@@ -59,6 +59,7 @@ const { runAction, cleanupRuns, REPO_ROOT } = await import('../__tests__/helpers
 const { issueCommentEvent } = await import('../__tests__/helpers/events.ts')
 const { billedInputTokens } = await import('../src/agent/cost.ts')
 const { runBash } = await import('../src/tools/bash.ts')
+const { startLocal } = await import('../src/environments/local.ts')
 const { prepareSandbox } = await import('../src/sandbox/index.ts')
 const { Redactor } = await import('../src/report/redact.ts')
 
@@ -221,7 +222,8 @@ async function spawnOverhead() {
     timeoutMs: 10_000,
     maxOutputChars: 50_000,
     blocked: [],
-    redact: s => s
+    redact: s => s,
+    launch: startLocal
   }
   for (let i = 0; i < 3; i++) await runBash('true', opts)
   const times = []

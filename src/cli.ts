@@ -8,7 +8,7 @@ import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
 import { appendTask, closeUnfinished } from './agent/history'
 import { formatUsd } from './agent/cost'
-import { runBash } from './tools/bash'
+import { LocalEnvironment } from './environments/local'
 import { commandRunner } from './tools/runner'
 import { Redactor, secretsFromEnv } from './report/redact'
 import { commandEnv as allowedEnv } from './sandbox/env'
@@ -104,7 +104,7 @@ function session(settings: Settings, env: NodeJS.ProcessEnv): Ask {
   const { commandTimeoutMs, maxOutputChars, blocked } = settings
   const system = systemPrompt({ workspace: cwd, commandTimeoutSec: commandTimeoutMs / 1000, maxOutputChars, blocked })
   const callModel = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
-  const runCommand = commandRunner((command, o) => runBash(command, { ...o, cwd, env: commandEnv }), settings, {
+  const runCommand = commandRunner(new LocalEnvironment(cwd, commandEnv), settings, {
     redact: s => redactor.redact(s),
     margin: Math.max(512, redactor.maxFormLength)
   })

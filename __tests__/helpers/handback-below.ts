@@ -51,7 +51,7 @@ export async function handBackBelow(o: {
         ? await sb.exec('bash', ['-c', o.command], { cwd: sb.workdir, env: sb.env })
         : await localExec('bash', ['-c', o.command], { cwd: ws, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
     if (made.code !== 0) throw new Error(`the command failed (${made.code}): ${made.stderr.slice(0, 500)}`)
-    await sb.stopProcesses()
+    await sb.stopAll()
     const t0 = performance.now()
     const report = await handBack({
       mode: o.changes ?? 'apply',

@@ -3,7 +3,8 @@
 // counts what it reports, logs each refusal, and stops it at release.
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { asRootArgv, type Privilege } from '../sandbox/privilege'
+import { fileURLToPath } from 'node:url'
+import { asRootArgv, trustedFile, type Privilege } from '../sandbox/privilege'
 import type { ProxyEvent } from './proxy'
 
 /** What the report says about the network. */
@@ -28,11 +29,13 @@ export interface ProxyProcess {
   stop(): Promise<void>
 }
 
-/** The proxy's program, built beside the action (dist/proxy/index.js). */
-export function proxySource(): string | undefined {
+/** The proxy's program, built beside the action (dist/proxy/index.js), when nobody but root or us could have changed it. */
+export function proxySource(avoid?: string): string | undefined {
   try {
+    // through a variable: `new URL(<literal>, import.meta.url)` would make the bundler take the file in as an asset
     const here = import.meta.url
-    return readFileSync(new URL('proxy/index.js', here), 'utf8')
+    const file = trustedFile(fileURLToPath(new URL('proxy/index.js', here)), avoid)
+    return file ? readFileSync(file, 'utf8') : undefined
   } catch {
     return undefined
   }

@@ -6,6 +6,7 @@ import { createModelCall } from '../agent/model'
 import { systemPrompt } from '../agent/prompt'
 import { contextWindowOf } from '../agent/cost'
 import { commandRunner } from '../tools/runner'
+import { afterSetUp } from '../environments/setup'
 import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
 import * as state from './state'
 import { newCredentialState } from '../sandbox/credentials'
@@ -177,19 +178,16 @@ class Agent {
   private commandRunner(): LoopDeps['runCommand'] {
     const { settings, control, rec, out } = this.ctx
     return commandRunner(
-      async (command, o) => {
-        if (!this.sandbox) {
+      afterSetUp(this.prepared, {
+        wait: (p, signal) => {
           this.startSetup()
-          try {
-            this.sandbox = await untilAborted(this.prepared, o.signal ?? control.signal)
-          } catch (error) {
-            if (o.signal?.aborted) throw error
-            throw new Error(`the sandbox for commands could not be set up: ${messageOf(error)}`)
-          }
-          rec.info.sandbox = this.sandbox.note
+          return untilAborted(p, signal ?? control.signal)
+        },
+        onReady: ready => {
+          this.sandbox = ready
+          rec.info.sandbox = ready.note
         }
-        return this.sandbox.run(command, o)
-      },
+      }),
       settings,
       { redact: out.redact, margin: Math.max(512, out.redactor.maxFormLength) }
     )
@@ -211,7 +209,7 @@ class Agent {
       rec.info.sandbox = sb.note
       const notBack: string[] = [] // what the user must know: said in the report, not only the log
       const putBack = async () => {
-        const stop = await sb.stopProcesses()
+        const stop = await sb.stopAll()
         if (!stop.ok) notBack.push(stop.detail ?? "the run's processes could not be verified gone")
         notBack.push(...(await sb.release()))
         rec.info.network = sb.network()
@@ -238,7 +236,7 @@ class Agent {
       return fn({ source: { workdir: this.ctx.workspace, exec: withTrustedGit(localExec, this.git), inPlace: true } })
     }
     try {
-      const stop = await sb.stopProcesses()
+      const stop = await sb.stopAll()
       if (!stop.ok) this.ctx.out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
       return await fn({ source: copySource(sb, this.git) })
     } finally {

@@ -2,41 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, type ServerConfig } from './server'
-import type { Launched } from '../tools/bash'
+import { FRAME, HEADER_BYTES, type ExecResult, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
+import type { Started } from '../environments/types'
 
-export interface Ready {
-  type: 'ready'
-  ns: string
-  pid: number
-  workdir: string
-  home?: string
-  tmp?: string
-  startTree?: string
-  startObjects?: string
-  uid?: number
-  gid?: number
-  copyProblem?: string
-  /** what of the read-only view could not be made */
-  viewProblems?: string[]
-  /** how the commands' memory is bounded */
-  memoryNote?: string
-  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
-  proxyPort?: number
-  proxySocket?: string
-  netProblem?: string
-  /** how the copy was made (user mode) */
-  kind?: 'overlay' | 'copy'
-}
-
-export interface ExecResult {
-  code: number | null
-  stdout: Buffer
-  stderr: string
-}
-
-/** One running command, shaped like the part of a ChildProcess runBash uses. */
-class RemoteCommand extends EventEmitter implements Launched {
+/** One running command, as runBash follows it. */
+class RemoteCommand extends EventEmitter implements Started {
   pid: number | undefined
   readonly stdout = new PassThrough()
   /** its exit and the end of its output both came: the server has forgotten it already */
@@ -53,6 +23,12 @@ class RemoteCommand extends EventEmitter implements Launched {
   kill(): void {
     this.server.request({ op: 'kill', id: this.id })
   }
+  onExit(msg: Exited): void {
+    this.exited = true
+    if ('oom' in msg && typeof msg.oom === 'number') this.oom = msg.oom
+    if ('error' in msg && this.pid === undefined) this.emit('error', new Error(msg.error))
+    else this.emit('exit', 'code' in msg ? msg.code : null)
+  }
   forget(): void {
     this.server.drop(this.id)
   }
@@ -61,7 +37,7 @@ class RemoteCommand extends EventEmitter implements Launched {
 export class ServerClient {
   private nextId = 1
   private readonly commands = new Map<number, RemoteCommand>()
-  private readonly waiting = new Map<number, (msg: Record<string, unknown>) => void>()
+  private readonly waiting = new Map<number, (msg: Message) => void>()
   private pending: Buffer = Buffer.alloc(0)
   private parts: Buffer[] = []
   private partsLength = 0
@@ -87,9 +63,9 @@ export class ServerClient {
       if (stderr.length < 4000) stderr += d.toString()
     })
     this.waiting.set(0, msg => {
-      if (msg.type === 'ready') onReady(msg as unknown as Ready)
+      if ('type' in msg && msg.type === 'ready') onReady(msg)
       // a refusal (no safe user, a copy that failed): the caller may fall back to none
-      else onFail(Object.assign(new Error(String(msg.error ?? 'the command server did not start')), { refused: true }))
+      else onFail(Object.assign(new Error('error' in msg ? msg.error : 'the command server did not start'), { refused: true }))
     })
     child.stdout?.on('data', (d: Buffer) => this.onData(d))
     this.closed = new Promise(resolve => {
@@ -118,12 +94,12 @@ export class ServerClient {
     return !this.exited
   }
 
-  request(msg: Record<string, unknown>): void {
+  request(msg: Request): void {
     if (this.exited) return
     this.child.stdin?.write(`${JSON.stringify(msg)}\n`)
   }
 
-  private ask(msg: Record<string, unknown>, before?: (id: number) => void): Promise<Record<string, unknown>> {
+  private ask(msg: (id: number) => Request, before?: (id: number) => void): Promise<Message> {
     const id = this.nextId++
     return new Promise(resolve => {
       if (this.exited) return resolve({ error: 'the command server ended' })
@@ -132,7 +108,7 @@ export class ServerClient {
         this.execOut.delete(id)
         resolve(r)
       })
-      this.request({ ...msg, id })
+      this.request(msg(id))
     })
   }
 
@@ -154,39 +130,37 @@ export class ServerClient {
   }
 
   private frames(): void {
-    while (this.pending.length >= 9) {
+    while (this.pending.length >= HEADER_BYTES) {
       const len = this.pending.readUInt32BE(0)
-      if (this.pending.length < 9 + len) break
+      if (this.pending.length < HEADER_BYTES + len) break
       const id = this.pending.readUInt32BE(4)
       const type = this.pending.readUInt8(8)
-      const payload = this.pending.subarray(9, 9 + len)
-      this.pending = this.pending.subarray(9 + len)
-      const cmd = this.commands.get(id)
-      if (type === FRAME.execOut) {
-        this.execOut.get(id)?.push(Buffer.from(payload))
-      } else if (type === FRAME.data) {
-        cmd?.stdout.write(Buffer.from(payload))
-      } else if (type === FRAME.closed) {
-        if (cmd) cmd.ended = true
-        cmd?.stdout.end()
-      } else {
-        const msg = JSON.parse(payload.toString()) as Record<string, unknown>
-        if (cmd && type === FRAME.exit) {
-          cmd.exited = true
-          if (typeof msg.oom === 'number') cmd.oom = msg.oom
-          if (msg.error !== undefined && cmd.pid === undefined) cmd.emit('error', new Error(String(msg.error)))
-          else cmd.emit('exit', typeof msg.code === 'number' ? msg.code : null)
-        } else if (cmd && type === FRAME.message) {
-          cmd.pid = typeof msg.pid === 'number' ? msg.pid : cmd.pid
-        } else {
-          const w = this.waiting.get(id)
-          if (w) {
-            if (id !== 0) this.waiting.delete(id)
-            w(msg)
-          }
-        }
-      }
+      const payload = this.pending.subarray(HEADER_BYTES, HEADER_BYTES + len)
+      this.pending = this.pending.subarray(HEADER_BYTES + len)
+      this.onFrame(type, id, payload)
     }
+  }
+
+  private onFrame(type: number, id: number, payload: Buffer): void {
+    const cmd = this.commands.get(id)
+    if (type === FRAME.execOut) this.execOut.get(id)?.push(Buffer.from(payload))
+    else if (type === FRAME.data) cmd?.stdout.write(Buffer.from(payload))
+    else if (type === FRAME.closed) {
+      if (cmd) cmd.ended = true
+      cmd?.stdout.end()
+    } else if (cmd && type === FRAME.exit) cmd.onExit(JSON.parse(payload.toString()) as Exited)
+    else if (type === FRAME.message) {
+      const msg = JSON.parse(payload.toString()) as Message
+      if (cmd) cmd.pid = 'pid' in msg && typeof msg.pid === 'number' ? msg.pid : cmd.pid
+      else this.answer(id, msg)
+    }
+  }
+
+  private answer(id: number, msg: Message): void {
+    const w = this.waiting.get(id)
+    if (!w) return
+    if (id !== 0) this.waiting.delete(id)
+    w(msg)
   }
 
   /** Start one command; it is ours until forgotten. */
@@ -211,21 +185,19 @@ export class ServerClient {
 
   async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
     const out: Buffer[] = []
-    const r = await this.ask({ op: 'exec', file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }, id =>
-      this.execOut.set(id, out)
+    const r = await this.ask(
+      id => ({ op: 'exec', id, file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }),
+      id => this.execOut.set(id, out)
     )
-    if (r.error !== undefined) return { code: null, stdout: Buffer.alloc(0), stderr: String(r.error) }
-    return {
-      code: (r.code as number | null) ?? null,
-      stdout: Buffer.concat(out),
-      stderr: String(r.stderr ?? '')
-    }
+    if ('error' in r) return { code: null, stdout: Buffer.alloc(0), stderr: r.error }
+    if (!('stderr' in r)) return { code: null, stdout: Buffer.alloc(0), stderr: 'the command server answered something else' }
+    return { code: r.code, stdout: Buffer.concat(out), stderr: r.stderr }
   }
 
   async stop(): Promise<{ ok: boolean; detail?: string }> {
-    const r = await this.ask({ op: 'stop' })
-    if (r.error !== undefined) return { ok: false, detail: String(r.error) }
-    return { ok: r.ok === true, detail: typeof r.detail === 'string' ? r.detail : undefined }
+    const r = await this.ask(id => ({ op: 'stop', id }))
+    if ('error' in r) return { ok: false, detail: r.error }
+    return 'ok' in r ? { ok: r.ok, detail: r.detail } : { ok: false, detail: 'the command server answered something else' }
   }
 
   /** End the server (stdin closed): it kills what is left and exits, and the namespace with it. */
@@ -239,12 +211,14 @@ export class ServerClient {
   }
 }
 
-/** Start the server: `argv` is the launcher (sudo, unshare...) and the node program. */
-export function startServer(argv: string[], config: ServerConfig, source: string, key: string): ServerClient {
-  // `key` (ignored by node) marks the namespace as this run's for the recovery helper
+/**
+ * Start the server: `argv` is the launcher (sudo, unshare...) and the node program, `bundle` the server's
+ * bundle (dist/server/index.js, trusted-checked by the caller). `key` marks the process as this run's.
+ */
+export function startServer(argv: string[], bundle: string, config: ServerConfig, key: string): ServerClient {
   // Each chunk of a command's output passes through the server as a buffer outside the JS heap, which
   // V8 collects only after tens of megabytes: the server collects young garbage itself (--expose-gc).
-  const child = spawn(argv[0], [...argv.slice(1), '--expose-gc', '--max-semi-space-size=1', '-e', BOOTSTRAP, key], {
+  const child = spawn(argv[0], [...argv.slice(1), '--expose-gc', '--max-semi-space-size=1', bundle, 'serve', key], {
     cwd: '/',
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' },
@@ -252,17 +226,8 @@ export function startServer(argv: string[], config: ServerConfig, source: string
     detached: true
   })
   child.stdin?.on('error', () => undefined)
-  child.stdin?.write(`${JSON.stringify(source)}\n`)
   return new ServerClient(child, config)
 }
-
-/**
- * What `node -e` runs: the server's source is the first line on stdin (JSON),
- * read byte by byte so nothing after it is consumed. Neither a file the agent
- * could change nor a long command line (ps) nor the environment (sudo resets it).
- */
-const BOOTSTRAP =
-  "const fs=require('fs'),b=Buffer.alloc(1),s=[];while(fs.readSync(0,b,0,1,null)===1&&b[0]!==10)s.push(b[0]);(0,eval)(JSON.parse(Buffer.from(s).toString()))"
 
 /** `p`, or a rejection after `ms` (set-up that takes too long). */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -275,4 +240,4 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer))
 }
 
-export type { RemoteCommand }
+export type { RemoteCommand, Ready }

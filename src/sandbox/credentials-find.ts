@@ -105,22 +105,6 @@ function secretsOfValue(e: ConfigEntry): string[] {
  * by line only when `lineByLine` (a file in the workspace): an include or
  * gitfile may point at any file of the system, which is then left alone.
  */
-/** Sections named by a URL with credentials go whole: header, entries and comments up to the next header. Returns their indexes. */
-function dropCredentialSections(sections: ReturnType<typeof parseConfig>['sections'], end: number, f: FileFindings): Set<number> {
-  const dropped = new Set<number>()
-  sections.forEach((s, index) => {
-    if (s.subsection === undefined) return
-    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
-    dropped.add(index)
-    f.secrets.push(...urlSecrets(s.subsection))
-    if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
-    const nextHeader = sections[index + 1]
-    f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : end, put: '' })
-    f.what.push(`the section [${s.section} "…"]`)
-  })
-  return dropped
-}
-
 export function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean, lineByLine: boolean): FileFindings {
   const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
   let parsed
@@ -132,49 +116,65 @@ export function findInConfig(bytes: Buffer, file: string, hasCredentials: (targe
   }
   const { entries, sections } = parsed
   const text = bytes.toString('latin1')
-  /** the whole lines of an entry, or from its key when it shares a line with its header */
-  const entrySpan = (e: ConfigEntry): [number, number] => {
-    const before = text.slice(e.lineStart, e.start)
-    return [/^[ \t]*$/.test(before) ? e.lineStart : e.start, e.end]
-  }
-
-  const dropSection = dropCredentialSections(sections, text.length, f)
-
+  const dropSection = dropSections(sections, text, f)
   for (const e of entries) {
     if (dropSection.has(e.sectionIndex)) {
       f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s) || credentialsIn(s).length > 0 || e.name === 'extraheader'))
       continue
     }
-    const value = e.value ?? ''
-    const [start, end] = entrySpan(e)
-    const cut = (what: string, put = '') => {
-      f.cuts.push({ start, end, put })
-      f.what.push(what)
-    }
-    if (e.section === 'http' && e.name === 'extraheader') {
-      f.secrets.push(...secretsOfValue(e))
-      cut(e.key)
-    } else if ((e.section === 'include' || e.section === 'includeif') && e.name === 'path' && value) {
-      const target = includeTarget(value, file)
-      if (CHECKOUT_CREDENTIALS_FILE.test(value) || hasCredentials(target)) {
-        f.includes.push(target)
-        cut(`${e.key} (a credentials file)`)
-      }
-    } else if (e.section === 'credential' && e.name === 'helper') {
-      f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s)))
-      cut(e.key)
-    } else if (hasUserinfo(value)) {
-      f.secrets.push(...urlSecrets(value))
-      const clean = value.replace(URL_USERINFO, '$1')
-      const indent = start === e.lineStart ? (/^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t') : ''
-      const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
-      cut(`the user and password in ${e.key}`, `${indent}${e.name} = ${quoteValue(clean)}${newline}`)
-    } else if (looksLikeCredential(value) || credentialsIn(value).length > 0) {
-      f.secrets.push(...secretsOfValue(e))
-      cut(e.key)
-    }
+    findInEntry(e, text, file, hasCredentials, f)
   }
   return f
+}
+
+/** Sections named by a URL with credentials go whole: header, entries and comments up to the next header. */
+function dropSections(sections: ReturnType<typeof parseConfig>['sections'], text: string, f: FileFindings): Set<number> {
+  const dropSection = new Set<number>()
+  sections.forEach((s, index) => {
+    if (s.subsection === undefined) return
+    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
+    dropSection.add(index)
+    f.secrets.push(...urlSecrets(s.subsection))
+    if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
+    const nextHeader = sections[index + 1]
+    f.cuts.push({ start: s.lineStart, end: nextHeader ? nextHeader.lineStart : text.length, put: '' })
+    f.what.push(`the section [${s.section} "…"]`)
+  })
+  return dropSection
+}
+
+/** The cut (and secrets) of one entry outside a dropped section, if it holds a credential. */
+function findInEntry(e: ConfigEntry, text: string, file: string, hasCredentials: (target: string) => boolean, f: FileFindings): void {
+  const value = e.value ?? ''
+  // the whole lines of an entry, or from its key when it shares a line with its header
+  const start = /^[ \t]*$/.test(text.slice(e.lineStart, e.start)) ? e.lineStart : e.start
+  const end = e.end
+  const cut = (what: string, put = '') => {
+    f.cuts.push({ start, end, put })
+    f.what.push(what)
+  }
+  if (e.section === 'http' && e.name === 'extraheader') {
+    f.secrets.push(...secretsOfValue(e))
+    cut(e.key)
+  } else if ((e.section === 'include' || e.section === 'includeif') && e.name === 'path' && value) {
+    const target = includeTarget(value, file)
+    if (CHECKOUT_CREDENTIALS_FILE.test(value) || hasCredentials(target)) {
+      f.includes.push(target)
+      cut(`${e.key} (a credentials file)`)
+    }
+  } else if (e.section === 'credential' && e.name === 'helper') {
+    f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s)))
+    cut(e.key)
+  } else if (hasUserinfo(value)) {
+    f.secrets.push(...urlSecrets(value))
+    const clean = value.replace(URL_USERINFO, '$1')
+    const indent = start === e.lineStart ? (/^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t') : ''
+    const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
+    cut(`the user and password in ${e.key}`, `${indent}${e.name} = ${quoteValue(clean)}${newline}`)
+  } else if (looksLikeCredential(value) || credentialsIn(value).length > 0) {
+    f.secrets.push(...secretsOfValue(e))
+    cut(e.key)
+  }
 }
 
 /** A file git cannot read (or a credential store): every line holding a credential goes. */

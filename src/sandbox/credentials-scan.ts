@@ -74,20 +74,15 @@ function hiddenFile(real: string, found: { bytes: Buffer; st: Stats }, stripped:
   }
 }
 
-/** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
-/** The real paths of those of `paths` that exist. */
-function existingReal(paths: string[]): Set<string> {
-  const real = new Set<string>()
-  for (const p of paths) {
-    try {
-      real.add(realpathSync(p))
-    } catch {
-      // none
-    }
+function realOrNone(p: string): string | undefined {
+  try {
+    return realpathSync(p)
+  } catch {
+    return undefined // none
   }
-  return real
 }
 
+/** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
 export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
   const out: Scan = { files: [], secrets: [], notes: [] }
@@ -97,7 +92,7 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     )
   }
   const home = homeFiles(o.home)
-  const stores = existingReal(home.stores)
+  const stores = new Set(home.stores.map(realOrNone).filter((s): s is string => !!s))
   const queue = [...found.files, ...home.configs, ...stores]
   const workspaceReal = realpathOr(workspace)
   const inWorkspace = (p: string) => isInside(p, workspaceReal)
@@ -117,13 +112,9 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
   }
   while (queue.length > 0) {
     const file = queue.shift() as string
-    let real: string
-    try {
-      real = realpathSync(file)
-    } catch {
-      continue // an include of a file that is not there (checkout's container path /github/runner_temp/...)
-    }
-    if (done.has(real)) continue
+    // an include of a file that is not there (checkout's container path /github/runner_temp/...) is skipped
+    const real = realOrNone(file)
+    if (real === undefined || done.has(real)) continue
     done.add(real)
     const r = readSmallFile(real)
     if (!r) continue

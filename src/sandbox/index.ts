@@ -19,70 +19,39 @@
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, readlinkSync } from 'node:fs'
-import { runBash } from '../tools/bash'
+import { existsSync, readlinkSync } from 'node:fs'
+import { SandboxedEnvironment, type Sandbox } from '../environments/sandboxed'
 import { messageOf } from '../util'
-import type { CommandRecord } from '../types'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
-import type { ServerConfig } from './server'
-import { SERVER_SOURCE } from './server-source'
+import type { ServerConfig } from './protocol'
 import { startServer, withTimeout, type ServerClient } from './client'
-import { asRootArgv, canUnshare, findPrivilege, findProgram, realpathOr, trustedFile, unshareArgs, type Privilege } from './privilege'
-import { serverShell } from './privilege'
+import {
+  asRootArgv,
+  canUnshare,
+  findPrivilege,
+  findProgram,
+  realpathOr,
+  serverBundle,
+  serverShell,
+  trustedFile,
+  unshareArgs,
+  type Privilege
+} from './privilege'
 export { serverShell }
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
-import { nsMembers, recoverAsRoot, type SavedState } from './recover'
+import { recoverAsRoot, type SavedState } from './recover'
+import { procStat } from './proc'
 
 export { recoverSandbox } from './recover'
 import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
 import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
-import { memoryBytes, outOfMemory, planCgroup } from './memory'
+import { memoryBytes, planCgroup } from './memory'
 
 import type { SandboxMode } from '../settings'
-export type { SandboxMode }
-
-export interface RunOptions {
-  timeoutMs: number
-  maxOutputChars: number
-  blocked: string[]
-  signal?: AbortSignal
-  redact: (s: string) => string
-  redactMargin?: number
-}
-
-export interface Sandbox {
-  /** in force (user may fall back to none) */
-  mode: SandboxMode
-  /** what the report footer says about it */
-  note: string
-  /** where commands run: the copy (user) or the workspace (none) */
-  workdir: string
-  /** commit checked out in the workspace at start */
-  baseSha: string | undefined
-  /** the copy's state at start as a git tree (user mode), to compute the agent's changes against */
-  startTree?: string
-  /** where that tree's objects are: stores the agent cannot write (GIT_ALTERNATE_OBJECT_DIRECTORIES) */
-  startObjects?: string
-  /** the commands' environment */
-  env: Record<string, string>
-  /** run one command; never throws, as runBash */
-  run(command: string, opts: RunOptions): Promise<CommandRecord>
-  /** one program as the sandbox user inside the containment, no shell */
-  exec(
-    file: string,
-    args: string[],
-    opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }
-  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }>
-  /** what the report says about the network (counts so far) */
-  network(): NetworkReport
-  /** kill every process of the run's commands and verify none is left */
-  stopProcesses(): Promise<{ ok: boolean; detail?: string }>
-  /** remove the copy, end the server, put back what was changed; returns problems */
-  release(): Promise<string[]>
-}
+export type { SandboxMode, Sandbox }
 
 export interface SandboxOptions {
   mode: SandboxMode
@@ -145,6 +114,8 @@ interface Host {
   namespaced: boolean
   launch: (config: ServerConfig) => ServerClient
   baseState: () => SavedState | undefined
+  /** the node that runs as root: one nobody else could have changed */
+  node: string
   /** a random word marking this run's namespace (and, without one, its commands' environment) */
   key: string
 }
@@ -199,6 +170,10 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   // run as root (the server, the recovery helper): only a node nobody else could have changed
   const node = priv.kind === 'none' ? process.execPath : trustedFile(process.execPath, avoid)
   if (!node) throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
+  // the server's own bundle, from the action's folder: never a file the agent could change
+  const bundle = serverBundle()
+  const server = priv.kind === 'none' ? (existsSync(bundle) ? bundle : undefined) : trustedFile(bundle, avoid)
+  if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
   const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
@@ -209,7 +184,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
       : priv.kind === 'none'
         ? [node]
         : asRootArgv(priv, [node])
-    return startServer(argv, { ...config, runKey: namespaced ? undefined : key }, SERVER_SOURCE, key)
+    return startServer(argv, server, { ...config, runKey: namespaced ? undefined : key }, key)
   }
   const baseState = (): SavedState | undefined =>
     priv.kind === 'none'
@@ -219,11 +194,12 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
           priv: priv.kind,
           sudo: priv.kind === 'sudo' ? priv.sudo : undefined,
           node,
+          server,
           rm: bins.rm ?? '/bin/rm',
           userdel: bins.userdel,
           key
         }
-  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, namespaced, launch, baseState, key }
+  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, node, namespaced, launch, baseState, key }
 }
 
 /**
@@ -238,8 +214,7 @@ export function runnerPlaces(env: NodeJS.ProcessEnv): string[] {
     try {
       const exe = readlinkSync(`/proc/${pid}/exe`)
       if (/^Runner\.(Worker|Listener)$/.test(path.basename(exe))) out.push(path.dirname(path.dirname(exe)))
-      const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      pid = procStat(pid)?.ppid ?? 0
     } catch {
       break
     }
@@ -313,7 +288,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
       workdir: ready.workdir
     })
     if (ready.proxyPort) Object.assign(env, proxyEnv(ready.proxyPort))
-    return makeSandbox({
+    return new SandboxedEnvironment({
       ...{
         mode: 'user',
         note: `user (${user})`,
@@ -323,7 +298,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
         startObjects: ready.startObjects,
         env
       },
-      ...{ server, state: { ...state, ns: ready.ns }, save, log, namespaced: true, priv: host.priv, proxy }
+      ...{ server, state: { ...state, ns: ready.ns }, save, namespaced: true, priv: host.priv, proxy }
     })
   } catch (e) {
     const why = messageOf(e)
@@ -352,10 +327,11 @@ async function networkOf(
   }
   if (ready.netProblem || !ready.proxySocket)
     return closed(ready.netProblem ?? 'no bridge to the proxy: the commands had no network at all')
-  const source = proxySource()
-  if (!source) return closed("the proxy's program was not found beside the action, so the commands had no network at all")
+  const source = proxySource(realpathOr(host.opts.workspace))
+  if (!source)
+    return closed("the proxy's program was not found beside the action (or others could change it), so the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, node: host.baseState()?.node ?? process.execPath, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, node: host.node, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(
@@ -396,9 +372,9 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
     ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
     ...(runKey ? { BASH_AGENT_RUN: runKey } : {})
   }
-  const sandbox = makeSandbox({
+  const sandbox = new SandboxedEnvironment({
     ...{ mode: 'none', note, workdir: opts.workspace, baseSha: readWorkspaceGit(opts.workspace)?.baseSha, env, server },
-    ...{ state: state ? { ...state, ns } : undefined, save, log, namespaced, priv, restore: restoreCredentials },
+    ...{ state: state ? { ...state, ns } : undefined, save, namespaced, priv, restore: restoreCredentials },
     proxy: { contained: false, why: 'sandbox: none' }
   })
   if (setupError) {
@@ -406,84 +382,4 @@ async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
     throw new Error([setupError, ...problems].join('; '))
   }
   return sandbox
-}
-
-function makeSandbox(
-  o: Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
-    server: ServerClient
-    state?: SavedState
-    save: (v: string) => void
-    log: (m: string) => void
-    namespaced: boolean
-    priv: Privilege
-    restore?: () => Promise<string[]>
-    /** the running proxy, or what the report says without one */
-    proxy?: ProxyProcess | NetworkReport
-  }
-): Sandbox {
-  const proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
-  const fixed: NetworkReport = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
-  const { server } = o
-  let stopped: Promise<{ ok: boolean; detail?: string }> | undefined
-  let released: Promise<string[]> | undefined
-  const stopProcesses = (): Promise<{ ok: boolean; detail?: string }> =>
-    (stopped ??= server.alive ? server.stop() : Promise.resolve(verifyGone()))
-  /** After the server ended: no process of its namespace is alive (checked where we may look). */
-  const verifyGone = (): { ok: boolean; detail?: string } => {
-    if (!o.namespaced || !o.state?.ns) return { ok: false, detail: "the run's processes could not be verified gone (no PID namespace)" }
-    if (o.priv.kind !== 'root') return { ok: true } // checked by the recovery helper as root
-    const left = nsMembers(o.state.ns)
-    return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
-  }
-  return {
-    mode: o.mode,
-    note: o.note,
-    workdir: o.workdir,
-    baseSha: o.baseSha,
-    startTree: o.startTree,
-    startObjects: o.startObjects,
-    env: o.env,
-    network: () => (proxy ? proxy.report() : fixed),
-    run: async (command, r) => {
-      let launched: ReturnType<ServerClient['start']> | undefined
-      const rec = await runBash(command, {
-        cwd: o.workdir,
-        env: o.env,
-        timeoutMs: r.timeoutMs,
-        maxOutputChars: r.maxOutputChars,
-        blocked: r.blocked,
-        redact: r.redact,
-        redactMargin: r.redactMargin,
-        signal: r.signal,
-        launch: (c, w) => (launched = server.start(c, w.cwd, w.env))
-      })
-      return outOfMemory(rec, launched?.oom)
-    },
-    exec: (file, args, x = {}) =>
-      server.exec(file, args, {
-        cwd: x.cwd ?? o.workdir,
-        input: x.input,
-        env: x.env ?? { PATH: o.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: o.env.HOME ?? '/' }
-      }),
-    stopProcesses,
-    release: () =>
-      (released ??= (async () => {
-        const problems: string[] = []
-        const stop = await stopProcesses()
-        if (!stop.ok) problems.push(stop.detail ?? "the run's processes could not be verified gone")
-        if (!(await server.end(10_000))) problems.push('the command server did not end in time')
-        await proxy?.stop()
-        if (o.restore) problems.push(...(await o.restore()))
-        if (o.state) {
-          // as root: what is left of the namespace, and the run folder (the copy)
-          const r = await recoverAsRoot(o.state, 60_000)
-          problems.push(...r.problems)
-          if (r.done) o.save('')
-        } else if (o.namespaced && existsSync('/proc')) {
-          const gone = verifyGone()
-          if (!gone.ok && gone.detail) problems.push(gone.detail)
-        }
-        return problems
-      })())
-  }
 }

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process'
 import { realpathSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { currentUid } from '../util'
 
 export type Privilege = { kind: 'root' } | { kind: 'sudo'; sudo: string } | { kind: 'none'; why: string }
@@ -40,18 +41,22 @@ export function findProgram(name: string, envPath: string | undefined, avoid?: s
 
 /**
  * `file`'s real path when neither it nor any folder above it can be changed by anyone but root or us
- * (owned by one of them, not group- or world-writable), and it is not inside `avoid`.
+ * (owned by one of them, not group- or world-writable), and it is not inside `avoid`. A folder of
+ * root's with the sticky bit (/tmp) counts as safe above the file: others may add names there, but
+ * not remove or rename ours.
  */
 export function trustedFile(file: string, avoid?: string): string | undefined {
   const me = currentUid()
   const safe = (st: Stats) => (st.uid === 0 || st.uid === me) && (st.mode & 0o022) === 0
+  const sticky = (st: Stats) => st.uid === 0 && (st.mode & 0o1000) !== 0
   try {
     const real = realpathSync(file)
     if (avoid && isInside(real, avoid)) return undefined
     const st = statSync(real)
     if (!st.isFile() || !safe(st)) return undefined
     for (let d = path.dirname(real); ; d = path.dirname(d)) {
-      if (!safe(statSync(d))) return undefined
+      const dir = statSync(d)
+      if (!safe(dir) && !(d !== path.dirname(real) && sticky(dir))) return undefined
       if (d === path.dirname(d)) return real
     }
   } catch {
@@ -71,6 +76,16 @@ export function trustedDir(dir: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * The command server's bundle beside the running action: dist/server/index.js next to dist/index.js
+ * (from src/, as in the tests, the built one of this checkout).
+ */
+export function serverBundle(): string {
+  const here = fileURLToPath(import.meta.url)
+  const dist = here.endsWith('.ts') ? path.join(path.dirname(here), '..', '..', 'dist') : path.dirname(here)
+  return path.join(dist, 'server', 'index.js')
 }
 
 /** Exit code of a quiet program (null when it could not run or took too long). */

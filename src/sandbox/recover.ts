@@ -2,10 +2,8 @@
 // folder and its user, from the state the main step saved before each change.
 import path from 'node:path'
 import { spawn } from 'node:child_process'
-import { readdirSync, readlinkSync } from 'node:fs'
 import { messageOf } from '../util'
-import { RECOVER_SOURCE } from './server-source'
-import { asRootArgv, type Privilege } from './privilege'
+import { asRootArgv, trustedFile, type Privilege } from './privilege'
 import { isRunDir } from './copy'
 import { RUN_USER } from './user'
 import { AGENT_CGROUP } from './memory'
@@ -16,6 +14,8 @@ export interface SavedState {
   priv: 'root' | 'sudo'
   sudo?: string
   node: string
+  /** the command server's bundle (dist/server/index.js), which also recovers */
+  server: string
   rm: string
   userdel?: string
   /** the run's own user, recorded before it is made; removed with the run folder */
@@ -30,26 +30,21 @@ export interface SavedState {
   key: string
 }
 
-export function nsMembers(ns: string): number[] {
-  const out: number[] = []
-  for (const n of readdirSync('/proc')) {
-    if (!/^\d+$/.test(n)) continue
-    try {
-      if (readlinkSync(`/proc/${n}/ns/pid`) === ns) out.push(Number(n))
-    } catch {
-      // gone, or not ours to look at
-    }
-  }
-  return out
-}
-
 /** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir` and the run's user. Resolves with its problems. */
 export function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
   const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
+  // checked again: the files run as root are still ones nobody else could have changed
+  const node = trustedFile(state.node)
+  const server = trustedFile(state.server)
+  if (!node || !server)
+    return Promise.resolve({
+      done: false,
+      problems: [`the recovery helper (${state.node} ${state.server}) is not a trusted file; not run as root`]
+    })
   const argv = asRootArgv(priv, [
-    state.node,
-    '-e',
-    RECOVER_SOURCE,
+    node,
+    server,
+    'recover',
     state.ns ?? '',
     isRunDir(state.runDir) ? state.runDir : '',
     state.rm,
@@ -108,7 +103,8 @@ export async function recoverSandbox(saved: string, log: (message: string) => vo
   } catch {
     return false
   }
-  if (state?.v !== 1 || !path.isAbsolute(state.node ?? '') || !path.isAbsolute(state.rm ?? '')) return false
+  if (state?.v !== 1 || !path.isAbsolute(state.node ?? '') || !path.isAbsolute(state.server ?? '') || !path.isAbsolute(state.rm ?? ''))
+    return false
   if (state.ns !== undefined && !/^pid:\[\d+\]$/.test(state.ns)) return false
   if (!/^[0-9a-f]{32}$/.test(state.key ?? '')) return false
   const r = await recoverAsRoot(state, maxMs)

@@ -1,8 +1,9 @@
 // Git configs in the agent's copy without credentials, read the way git reads
 // them: by git itself. Runs as root in the command server while the copy is
-// still root's alone; like server-setup.ts it travels as source text
-// (server-source.ts): self-contained, Node and git through its parameters.
-import type { ServerConfig, ServerTools } from './server'
+// still root's alone.
+import fs from 'node:fs'
+import type { ServerConfig } from './protocol'
+import { quietEnv, run } from './server-exec'
 
 /**
  * A git config (or a file one includes, or a credential store) in the copy without credentials. git lists
@@ -12,12 +13,11 @@ import type { ServerConfig, ServerTools } from './server'
  * URL with a user or password, values shaped like a token or an Authorization header; URLs lose their user
  * and password. A file git cannot read is emptied; a symlink in its place is removed, never followed.
  */
-export async function cleanConfig(t: ServerTools, cfg: ServerConfig, file: string): Promise<void> {
-  const { fs } = t
+export async function cleanConfig(cfg: ServerConfig, file: string): Promise<void> {
   const st = fs.lstatSync(file)
   if (st.isSymbolicLink()) return fs.unlinkSync(file)
   if (!st.isFile()) return
-  const listed = await t.run(cfg.bins.git, ['config', '--file', file, '--no-includes', '--list', '-z'], { env: t.quietEnv })
+  const listed = await run(cfg.bins.git, ['config', '--file', file, '--no-includes', '--list', '-z'], { env: quietEnv })
   const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi
   const userinfo = (s: string) => new RegExp(USERINFO.source, 'i').test(s)
   const TOKEN =

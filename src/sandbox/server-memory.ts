@@ -3,11 +3,12 @@
 // every writable temporary folder of the agent are carved from, and a cgroup
 // that holds the agent's commands to the same limit where the machine has a
 // writable memory controller (v2, or v1's memory hierarchy).
-//
-// Like server-setup.ts, each function travels as source text into `node -e`
-// (server-source.ts): self-contained, reaching Node through its first parameter.
 import type { ChildProcess } from 'node:child_process'
-import type { ServerConfig, ServerTools } from './server'
+import fs from 'node:fs'
+import pathM from 'node:path'
+import type { Writable } from 'node:stream'
+import type { ServerConfig } from './protocol'
+import { must } from './server-exec'
 
 /** What the server keeps of the agent's cgroup: where to put a command, where to count its OOM kills. */
 export interface AgentCgroup {
@@ -17,24 +18,19 @@ export interface AgentCgroup {
 }
 
 /** The run's one tmpfs at <runDir>/layers, root's alone (the overlay's upper layer and the agent's temporary folders). */
-export async function runMemory(t: ServerTools, cfg: ServerConfig): Promise<void> {
-  const layers = t.pathM.join(cfg.runDir as string, 'layers')
-  t.fs.mkdirSync(layers, { mode: 0o700 })
+export async function runMemory(cfg: ServerConfig): Promise<void> {
+  const layers = pathM.join(cfg.runDir as string, 'layers')
+  fs.mkdirSync(layers, { mode: 0o700 })
   // three quarters of the run's memory: a full tmpfs leaves the commands room to run, and to remove files
   const size = cfg.memory ? `,size=${Math.max(1024, Math.floor((cfg.memory * 3) / 4 / 1024))}k` : ''
-  await t.must("the run's memory", cfg.bins.mount, ['-t', 'tmpfs', '-o', `mode=0700,nosuid,nodev${size}`, 'tmpfs', layers])
+  await must("the run's memory", cfg.bins.mount, ['-t', 'tmpfs', '-o', `mode=0700,nosuid,nodev${size}`, 'tmpfs', layers])
 }
 
 /**
  * /tmp, /var/tmp, /dev/shm, /run/lock and the run's HOME and TMPDIR: folders of the run's tmpfs bound in place,
  * so that all the agent can write in memory adds up to one limit. Returns the places (mount points to keep writable).
  */
-export async function carveMemory(
-  t: ServerTools,
-  cfg: ServerConfig,
-  own: { home: string; tmp: string; uid: number; gid: number }
-): Promise<string[]> {
-  const { fs, pathM } = t
+export async function carveMemory(cfg: ServerConfig, own: { home: string; tmp: string; uid: number; gid: number }): Promise<string[]> {
   const layers = pathM.join(cfg.runDir as string, 'layers')
   const places: Array<[string, string, number]> = [
     ['tmp', '/tmp', 0o1777],
@@ -51,7 +47,7 @@ export async function carveMemory(
     fs.mkdirSync(d)
     fs.chmodSync(d, mode) // mkdir's mode passes through the umask
     if (mode === 0o700) fs.chownSync(d, own.uid, own.gid)
-    await t.must(`private ${at}`, cfg.bins.mount, ['--bind', d, at])
+    await must(`private ${at}`, cfg.bins.mount, ['--bind', d, at])
     kept.push(at)
   }
   return kept
@@ -62,8 +58,7 @@ export async function carveMemory(
  * cfg.memory without swap, then bound into a root-only folder of the run: the hierarchy itself becomes
  * read-only in the agent's view, and the server still puts each command in. `keep`: that bind.
  */
-export async function agentCgroup(t: ServerTools, cfg: ServerConfig): Promise<AgentCgroup & { keep: string[]; note: string }> {
-  const { fs, pathM } = t
+export async function agentCgroup(cfg: ServerConfig): Promise<AgentCgroup & { keep: string[]; note: string }> {
   const at = cfg.cgroup
   const mib = Math.floor((cfg.memory ?? 0) / 1048576)
   const files = Math.floor(((cfg.memory ?? 0) * 3) / 4 / 1048576)
@@ -95,7 +90,7 @@ export async function agentCgroup(t: ServerTools, cfg: ServerConfig): Promise<Ag
     const hold = pathM.join(cfg.runDir as string, 'cgroup')
     fs.mkdirSync(hold, { mode: 0o700 })
     fs.mkdirSync(pathM.join(hold, 'agent'))
-    await t.must('the memory limit', cfg.bins.mount, ['--bind', at, pathM.join(hold, 'agent')])
+    await must('the memory limit', cfg.bins.mount, ['--bind', at, pathM.join(hold, 'agent')])
     const bound = pathM.join(hold, 'agent')
     return {
       procs: pathM.join(bound, 'cgroup.procs'),
@@ -120,23 +115,23 @@ export function gated(script: string, cg: AgentCgroup): string {
 }
 
 /** Put a just-spawned (waiting) command into the agent's cgroup, then let it go on. */
-export function joinCgroup(t: ServerTools, cg: AgentCgroup, child: ChildProcess): void {
+export function joinCgroup(cg: AgentCgroup, child: ChildProcess): void {
   if (!cg.procs) return
   try {
-    if (child.pid) t.fs.writeFileSync(cg.procs, String(child.pid))
+    if (child.pid) fs.writeFileSync(cg.procs, String(child.pid))
   } catch {
     // the command runs, outside the limit: nothing better to do for it
   }
-  const gate = child.stdio[3] as import('node:stream').Writable | null | undefined
+  const gate = child.stdio[3] as Writable | null | undefined
   gate?.on('error', () => undefined)
   gate?.end('\n')
 }
 
 /** How many processes of the agent's cgroup the kernel killed for memory so far. */
-export function oomKills(t: ServerTools, cg: AgentCgroup): number {
+export function oomKills(cg: AgentCgroup): number {
   if (!cg.events) return 0
   try {
-    return Number(/^oom_kill (\d+)$/m.exec(t.fs.readFileSync(cg.events, 'utf8'))?.[1] ?? 0)
+    return Number(/^oom_kill (\d+)$/m.exec(fs.readFileSync(cg.events, 'utf8'))?.[1] ?? 0)
   } catch {
     return 0
   }

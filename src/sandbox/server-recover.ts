@@ -1,121 +1,77 @@
-// The recovery helper, run as root (`node -e`, as source text: see server-source.ts) by the
+// The recovery helper, run as root (dist/server/index.js recover ...) by the
 // main step's release and by the post step when the main step could not finish.
+import fs from 'node:fs'
+import cp from 'node:child_process'
+import { cmdlineHas, nsMembers, signal, withUid } from './proc'
+
+/** A short wait: this helper has nothing else to do. */
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
+/** SIGKILL what `find` lists until it lists nobody (at most 100 rounds); what is left. */
+function killUntilGone(find: () => number[]): number[] {
+  let left = find()
+  for (let round = 0; round < 100 && left.length; round++) {
+    for (const p of left) signal(p)
+    sleep(20)
+    left = find()
+  }
+  return left
+}
 
 /**
  * Recovery, for the post step (also run as root): kill every process of the
  * PID namespace `ns` (found by /proc/PID/ns/pid), until none is left, then
- * remove the run folder `dir`, then the run's own `user` (and what still runs
- * as it) with `userdel`. Self-contained, like commandServer.
+ * remove the run folder `dir`, the agent's `cgroup`, then the run's own `user`
+ * (and what still runs as it) with `userdel`. Says what it did as one JSON line on stdout.
  */
-export function recoverRun(): void {
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
-  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const [ns, dir, rm, key, user, userdel, cgroup] = process.argv.slice(1)
+export function recoverRun(args: string[]): void {
+  const [ns, dir, rm, key, user, userdel, cgroup] = args
   const problems: string[] = []
-  const inNs = (): number[] =>
-    fs
-      .readdirSync('/proc')
-      .filter(n => {
-        if (!/^\d+$/.test(n) || !ns) return false
-        try {
-          return fs.readlinkSync(`/proc/${n}/ns/pid`) === ns
-        } catch {
-          return false
-        }
-      })
-      .map(Number)
   // namespace inodes are reused: only a namespace whose init carries this run's key is this run's
-  const ours = (pids: number[]): boolean =>
-    !!key &&
-    pids.some(p => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'latin1').split('\0').includes(key)
-      } catch {
-        return false
-      }
-    })
   const members = (): number[] => {
-    const pids = inNs()
-    return ours(pids) ? pids : []
+    const pids = ns ? nsMembers(ns) : []
+    return key && pids.some(p => cmdlineHas(p, key)) ? pids : []
   }
-  let left = members()
-  for (let round = 0; round < 100 && left.length; round++) {
-    for (const p of left) {
-      try {
-        process.kill(p, 'SIGKILL')
-      } catch {
-        // gone
-      }
-    }
-    const until = Date.now() + 20
-    while (Date.now() < until) {
-      // a short busy wait: this helper has nothing else to do
-    }
-    left = members()
-  }
+  const left = killUntilGone(members)
   if (left.length) problems.push(`${left.length} processes of the run are still alive`)
   if (dir) {
     const r = cp.spawnSync(rm, ['-rf', '--one-file-system', '--', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
     if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
   }
-  // the cgroup is empty once the namespace is gone (a process still dying makes it busy a moment)
-  const removeCgroup = (): void => {
-    for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
-      try {
-        fs.rmdirSync(cgroup)
-      } catch {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40)
-      }
-    }
-    if (fs.existsSync(cgroup)) problems.push(`could not remove the cgroup ${cgroup}`)
-  }
-  // the run's own user, and what still runs as it
-  const removeUser = (): void => {
-    const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-    let uid = -1
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const f = line.split(':')
-      if (f[0] === user && f.length >= 7) uid = Number(f[2])
-    }
-    // the user is this run's alone: whatever still runs as it (the proxy, when the main step died) is this run's
-    const asUser = (): number[] =>
-      fs
-        .readdirSync('/proc')
-        .filter(n => {
-          if (!/^\d+$/.test(n)) return false
-          try {
-            const m = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(fs.readFileSync(`/proc/${n}/status`, 'latin1'))
-            return !!m && m.slice(1).some(u => Number(u) === uid)
-          } catch {
-            return false
-          }
-        })
-        .map(Number)
-    let mine = uid > 0 ? asUser() : []
-    for (let round = 0; round < 100 && mine.length; round++) {
-      for (const p of mine) {
-        try {
-          process.kill(p, 'SIGKILL')
-        } catch {
-          // gone
-        }
-      }
-      sleep(20)
-      mine = asUser()
-    }
-    if (mine.length) problems.push(`${mine.length} processes of the user ${user} are still alive; it is not removed`)
-    else if (uid > 0) {
-      // its group goes with it (useradd --user-group made it); another run may hold the passwd lock: retried
-      let r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
-      for (let i = 0; i < 10 && r.status !== 0 && r.status !== 6; i++) {
-        sleep(100 + i * 100)
-        r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
-      }
-      if (r.status !== 0 && r.status !== 6)
-        problems.push(`could not remove the user ${user}: ${String(r.stderr).split('\n')[0] || `exit ${r.status}`}`)
-    }
-  }
-  if (cgroup && !left.length) removeCgroup()
-  if (user && userdel && !left.length) removeUser()
+  if (cgroup && !left.length) problems.push(...removeCgroup(cgroup))
+  if (user && userdel && !left.length) problems.push(...removeUser(user, userdel))
   process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
+}
+
+/** The agent's cgroup: empty once the namespace is gone (a process still dying makes it busy a moment). */
+function removeCgroup(cgroup: string): string[] {
+  for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
+    try {
+      fs.rmdirSync(cgroup)
+    } catch {
+      sleep(40)
+    }
+  }
+  return fs.existsSync(cgroup) ? [`could not remove the cgroup ${cgroup}`] : []
+}
+
+/** The run's own user: whatever still runs as it (the proxy, when the main step died) is this run's; then userdel. */
+function removeUser(user: string, userdel: string): string[] {
+  let uid = -1
+  for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const f = line.split(':')
+    if (f[0] === user && f.length >= 7) uid = Number(f[2])
+  }
+  if (uid <= 0) return []
+  const mine = killUntilGone(() => withUid(uid))
+  if (mine.length) return [`${mine.length} processes of the user ${user} are still alive; it is not removed`]
+  // its group goes with it (useradd --user-group made it); another run may hold the passwd lock: retried
+  let r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
+  for (let i = 0; i < 10 && r.status !== 0 && r.status !== 6; i++) {
+    sleep(100 + i * 100)
+    r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
+  }
+  if (r.status !== 0 && r.status !== 6)
+    return [`could not remove the user ${user}: ${String(r.stderr).split('\n')[0] || `exit ${r.status}`}`]
+  return []
 }

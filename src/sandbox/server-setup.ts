@@ -1,13 +1,12 @@
 // The command server's set-up in `user` mode: the sandbox user, and the agent's
 // own copy of the workspace. Runs as root inside the server's namespaces.
-//
-// Like commandServer, every function here travels as source text into
-// `node -e` (server-source.ts): each is self-contained (no imports, no
-// module-level names) and reaches Node and the other set-up functions through
-// its first parameter.
-import type { ServerConfig, ServerTools } from './server'
-export { agentCgroup, carveMemory, gated, joinCgroup, oomKills, runMemory } from './server-memory'
-export { cleanConfig } from './server-gitconfig'
+import fs from 'node:fs'
+import pathM from 'node:path'
+import netM from 'node:net'
+import type { ServerConfig } from './protocol'
+import { must, quietEnv, run } from './server-exec'
+import { runMemory } from './server-memory'
+import { cleanConfig } from './server-gitconfig'
 
 export interface CopyInfo {
   workdir: string
@@ -22,8 +21,7 @@ export interface CopyInfo {
 }
 
 /** The sandbox user, created (when missing, unless it must be new); refused when it could reach root. */
-export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
-  const { fs, run } = t
+export async function ensureUser(cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
   const b = cfg.bins
   const name = cfg.user as string
   if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name "${name}"`)
@@ -77,8 +75,7 @@ export async function ensureUser(t: ServerTools, cfg: ServerConfig): Promise<{ u
  * complete: the workspace without its .git, plus a fresh .git that shares the
  * workspace's objects read-only, and no credential at any depth.
  */
-export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { uid: number; gid: number }): Promise<CopyInfo> {
-  const { fs, pathM, run, lib } = t
+export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: number }): Promise<CopyInfo> {
   const b = cfg.bins
   const runDir = cfg.runDir as string
   fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
@@ -91,14 +88,14 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
   const home = pathM.join(runDir, 'home')
   const tmp = pathM.join(runDir, 'tmp')
   for (const d of [home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
-  if (cfg.namespaced) await lib.runMemory(t, cfg)
-  const why = await lib.overlayCopy(t, cfg, runDir, workdir)
+  if (cfg.namespaced) await runMemory(cfg)
+  const why = await overlayCopy(cfg, runDir, workdir)
   const kind = why === undefined ? 'overlay' : 'copy'
-  let copyProblem = kind === 'copy' ? await lib.plainCopy(t, cfg, workdir) : undefined
+  let copyProblem = kind === 'copy' ? await plainCopy(cfg, workdir) : undefined
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
-  await lib.stripNested(t, cfg, workdir)
-  await lib.cleanFound(t, cfg, workdir, cfg.credentialFiles ?? [])
-  const { startTree, startObjects } = await lib.freshGit(t, cfg, runDir, workdir).catch((e: Error) => {
+  await stripNested(cfg, workdir)
+  await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
+  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
     return { startTree: '', startObjects: '' }
@@ -122,8 +119,7 @@ export async function buildCopy(t: ServerTools, cfg: ServerConfig, account: { ui
  * like any tmpfs) vanishes with the namespace. Returns why not, when it cannot
  * be (then the files are copied).
  */
-export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: string, workdir: string): Promise<string | undefined> {
-  const { fs, pathM, run } = t
+export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: string): Promise<string | undefined> {
   const b = cfg.bins
   if (!cfg.namespaced || !b.mknod) return 'no mount namespace'
   const lower = fs.realpathSync(cfg.workspace)
@@ -172,15 +168,14 @@ export async function overlayCopy(t: ServerTools, cfg: ServerConfig, runDir: str
 }
 
 /** The copy as files: GNU cp never follows symlinks in the source (-a implies -P); blocks shared where the file system can. */
-export async function plainCopy(t: ServerTools, cfg: ServerConfig, workdir: string): Promise<string | undefined> {
-  const { fs, pathM, run } = t
+export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<string | undefined> {
   fs.mkdirSync(workdir, { mode: 0o700 })
   const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
   if (!entries.length) return undefined
   if (cfg.namespaced) {
     // a device node or setuid file copied from the workspace is of no use to the agent: nodev, nosuid
-    await t.must('the copy without devices', cfg.bins.mount, ['--bind', workdir, workdir])
-    await t.must('the copy without devices', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', workdir])
+    await must('the copy without devices', cfg.bins.mount, ['--bind', workdir, workdir])
+    await must('the copy without devices', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', workdir])
   }
   const c = await run(cfg.bins.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
   // files that vanished or changed while copied (a step still writing) are said, not fatal
@@ -188,13 +183,7 @@ export async function plainCopy(t: ServerTools, cfg: ServerConfig, workdir: stri
 }
 
 /** The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at start. */
-export async function freshGit(
-  t: ServerTools,
-  cfg: ServerConfig,
-  runDir: string,
-  workdir: string
-): Promise<{ startTree: string; startObjects: string }> {
-  const { fs, pathM, must, quietEnv } = t
+export async function freshGit(cfg: ServerConfig, runDir: string, workdir: string): Promise<{ startTree: string; startObjects: string }> {
   const b = cfg.bins
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
   const git = (args: string[], env: Record<string, string> = {}) =>
@@ -214,12 +203,12 @@ export async function freshGit(
     const empty = pathM.join(runDir, 'objects-empty')
     for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
     await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
-    const ov = await t.run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
+    const ov = await run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
     if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
     else {
       await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
       await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
-      await t.run(b.umount, [held])
+      await run(b.umount, [held])
     }
     fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
     fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
@@ -241,7 +230,7 @@ export async function freshGit(
     // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
     // out (exit 1); one that vanishes between git's listing and its reading fails that attempt (128), not five
     const addAll = () =>
-      t.run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
+      run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
         cwd: workdir,
         env: { ...quietEnv, ...stores, GIT_INDEX_FILE: startIndex }
       })
@@ -256,11 +245,11 @@ export async function freshGit(
 }
 
 /** The files the action's scan found credentials in (bare repositories, separate git dirs...), cleaned in the copy. */
-export async function cleanFound(t: ServerTools, cfg: ServerConfig, root: string, files: string[]): Promise<void> {
+export async function cleanFound(cfg: ServerConfig, root: string, files: string[]): Promise<void> {
   for (const rel of files) {
-    if (t.pathM.isAbsolute(rel) || rel.split('/').includes('..')) continue
+    if (pathM.isAbsolute(rel) || rel.split('/').includes('..')) continue
     try {
-      await t.lib.cleanConfig(t, cfg, t.pathM.join(root, rel))
+      await cleanConfig(cfg, pathM.join(root, rel))
     } catch (e) {
       // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
       if ((e as { code?: string }).code !== 'ENOENT') throw e
@@ -269,8 +258,7 @@ export async function cleanFound(t: ServerTools, cfg: ServerConfig, root: string
 }
 
 /** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
-export async function stripNested(t: ServerTools, cfg: ServerConfig, root: string): Promise<void> {
-  const { fs, pathM } = t
+export async function stripNested(cfg: ServerConfig, root: string): Promise<void> {
   const configsIn = (d: string, depth: number, found: string[]): string[] => {
     for (const n of fs.readdirSync(d)) {
       const q = pathM.join(d, n)
@@ -298,7 +286,7 @@ export async function stripNested(t: ServerTools, cfg: ServerConfig, root: strin
         continue
       }
       try {
-        for (const c of configsIn(p, 0, [])) await t.lib.cleanConfig(t, cfg, c)
+        for (const c of configsIn(p, 0, [])) await cleanConfig(cfg, c)
       } catch (e) {
         // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
         if ((e as { code?: string }).code !== 'ENOENT') throw e
@@ -307,18 +295,30 @@ export async function stripNested(t: ServerTools, cfg: ServerConfig, root: strin
   }
 }
 
-/**
- * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
- * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
- * under an empty read-only tmpfs, the tool cache brought back when it was among them. Returns what failed.
- */
-export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: string[]): Promise<string[]> {
-  const { fs, pathM, run } = t
-  const b = cfg.bins
-  const problems: string[] = []
-  const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
+/** Folders never hidden, whatever the runner's places are. */
+const SYSTEM = [
+  '/',
+  '/usr',
+  '/etc',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib64',
+  '/var',
+  '/opt',
+  '/home',
+  '/tmp',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/mnt'
+]
+
+/** This mount namespace's mount points and their options, from /proc/self/mountinfo. */
+function mountPoints(): Array<{ at: string; opts: string[] }> {
   const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
-  const mounts = fs
+  return fs
     .readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -326,25 +326,19 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
       const f = l.split(' ')
       return { at: unescape(f[4]), opts: f[5].split(',') }
     })
+}
+
+/**
+ * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
+ * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
+ * under an empty read-only tmpfs, the tool cache brought back when it was among them. Returns what failed.
+ */
+export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<string[]> {
+  const b = cfg.bins
+  const problems: string[] = []
+  const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
+  const mounts = mountPoints()
   const runs = pathM.dirname(cfg.runDir as string)
-  const SYSTEM = [
-    '/',
-    '/usr',
-    '/etc',
-    '/bin',
-    '/sbin',
-    '/lib',
-    '/lib64',
-    '/var',
-    '/opt',
-    '/home',
-    '/tmp',
-    '/proc',
-    '/sys',
-    '/dev',
-    '/run',
-    '/mnt'
-  ]
   const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
     .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
     .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
@@ -390,12 +384,7 @@ export async function readOnlyView(t: ServerTools, cfg: ServerConfig, keep: stri
  * outside the namespace, binds it). No parsing here. Without `ip` the
  * namespace stays without any network: closed, and said.
  */
-export async function netBridge(
-  t: ServerTools,
-  cfg: ServerConfig
-): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
-  const { fs, pathM, run } = t
-  const netM = process.getBuiltinModule('node:net') as typeof import('node:net')
+export async function netBridge(cfg: ServerConfig): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
   const dir = pathM.join(cfg.runDir as string, 'net')
   fs.mkdirSync(dir, { mode: 0o711 })
   const socket = pathM.join(dir, 'proxy.sock')

@@ -10,387 +10,35 @@
 // its own process group. When it exits, the kernel kills every process of the
 // namespace: nothing a command started outlives the run.
 //
-// `commandServer` is run as `node -e "(<its source>)()"`: the source travels in
-// memory (never a file the agent could change), so it must stay self-contained
-// (no imports, only Node's built-in modules through process.getBuiltinModule).
+// It is its own bundle (dist/server/index.js, from server-main.ts), run from
+// the action's own folder after the file and the node running it passed the
+// trusted-file check (privilege.ts).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readlinkSync } from 'node:fs'
+import pathM from 'node:path'
+import type { Readable, Writable } from 'node:stream'
+import {
+  FRAME,
+  frame,
+  frameHeader,
+  jsonFrame,
+  type Exited,
+  type Message,
+  type Request,
+  type ServerConfig,
+  type SetUpInfo
+} from './protocol'
+import { killTree, living, pids, signal, withEnvEntry } from './proc'
+import { quietEnv, run } from './server-exec'
+import { buildCopy, ensureUser, netBridge, readOnlyView } from './server-setup'
+import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './server-memory'
 
-/** Frame types (server to action): a 9-byte header, u32 payload length, u32 id, u8 type. */
-export const FRAME = { message: 0, data: 1, exit: 2, closed: 3, execOut: 4 } as const
+type Ids = { uid: number; gid: number }
 
-export interface ServerConfig {
-  mode: 'user' | 'none'
-  /** the sandbox user's name (user mode) */
-  user?: string
-  /** the user is the run's own: it must not exist yet */
-  newUser?: boolean
-  /** groups that make a user too powerful */
-  powerfulGroups?: string[]
-  /** RLIMIT_NPROC of the sandbox user's commands */
-  maxProcesses?: number
-  /** the runner's workspace */
-  workspace: string
-  /** the run's own folder (user mode): built root-only, handed to the sandbox user once ready */
-  runDir?: string
-  /** the workspace's git object store, to share read-only with the copy */
-  objects?: string
-  /** the commit checked out in the workspace */
-  baseSha?: string
-  /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
-  credentialFiles?: string[]
-  /** remote URLs to copy into the copy's config (credentials already taken out) */
-  remotes?: Array<[string, string]>
-  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
-  dropTo?: { uid: number; gid: number; name: string }
-  /** whether the server is pid 1's child in its own namespace (private /proc) */
-  namespaced: boolean
-  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
-  runKey?: string
-  /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
-  hide?: string[]
-  /** folders brought back when under a hidden place (the tool cache) */
-  reexpose?: string[]
-  /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
-  net?: boolean
-  /** bytes of memory the agent's commands and temporary folders may use (the run's tmpfs, its cgroup) */
-  memory?: number
-  /** where the agent's cgroup goes (planned by the action, for the post step) */
-  cgroup?: string
-  /** programs resolved by the action before the agent ran */
-  bins: Record<string, string>
-}
-
-/** What the set-up functions (server-setup.ts) get: Node's modules, the server's runners, and each other. */
-export interface ServerTools {
-  fs: typeof import('node:fs')
-  pathM: typeof import('node:path')
-  run: (
-    file: string,
-    args: string[],
-    o?: { cwd?: string; env?: Record<string, string>; input?: Buffer; ids?: { uid: number; gid: number } }
-  ) => Promise<{ code: number | null; stdout: Buffer; stderr: string }>
-  must: (what: string, file: string, args: string[], o?: { cwd?: string; env?: Record<string, string> }) => Promise<Buffer>
-  quietEnv: Record<string, string>
-  lib: ServerLib
-}
-
-export type ServerLib = typeof import('./server-setup')
-
-/** `lib`: the set-up functions, given as source next to this one's (server-source.ts). */
-export function commandServer(lib: ServerLib): void {
-  const cp = process.getBuiltinModule('node:child_process') as typeof import('node:child_process')
-  const fs = process.getBuiltinModule('node:fs') as typeof import('node:fs')
-  const pathM = process.getBuiltinModule('node:path') as typeof import('node:path')
-  type Child = import('node:child_process').ChildProcess
-
-  const out = process.stdout
-  const FRAME_EXEC_OUT = 4 // FRAME.execOut (this function runs as source, alone)
-  const framed = (type: number, id: number, payload: Buffer): Buffer => {
-    const h = Buffer.allocUnsafe(9)
-    h.writeUInt32BE(payload.length, 0)
-    h.writeUInt32BE(id, 4)
-    h.writeUInt8(type, 8)
-    return Buffer.concat([h, payload])
-  }
-  const frame = (type: number, id: number, payload: Buffer): void => void out.write(framed(type, id, payload))
-  const json = (msg: unknown): Buffer => Buffer.from(JSON.stringify(msg))
-  const send = (id: number, msg: unknown, type = 0): void => frame(type, id, json(msg))
-  /** commands' outputs paused until our stdout drains */
-  const paused = new Set<import('node:stream').Readable>()
-  /** output bytes since the last young-generation collection */
-  let passed = 0
-  out.on('drain', () => {
-    for (const s of paused) s.resume()
-    paused.clear()
-  })
-  const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
-  const quietEnv = { PATH, LANG: 'C', LC_ALL: 'C', HOME: '/', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
-
-  /** Run a program (as root, or as `ids`), collecting its output; never throws. */
-  const run = (
-    file: string,
-    args: string[],
-    o: {
-      cwd?: string
-      env?: Record<string, string>
-      input?: Buffer
-      ids?: { uid: number; gid: number }
-      /** stdout goes here as it comes instead of into the result */
-      onStdout?: (d: Buffer) => void
-    } = {}
-  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> =>
-    new Promise(resolve => {
-      const chunks: Buffer[] = []
-      let stderr = ''
-      let child: Child
-      try {
-        child = cp.spawn(file, args, {
-          cwd: o.cwd ?? '/',
-          env: o.env ?? quietEnv,
-          stdio: [o.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-          ...(o.ids ?? {})
-        })
-      } catch (e) {
-        resolve({ code: null, stdout: Buffer.alloc(0), stderr: (e as Error).message })
-        return
-      }
-      child.stdout?.on('data', (d: Buffer) => (o.onStdout ? o.onStdout(d) : chunks.push(d)))
-      child.stderr?.on('data', (d: Buffer) => {
-        if (stderr.length < 20_000) stderr += d.toString()
-      })
-      child.on('error', e => resolve({ code: null, stdout: Buffer.concat(chunks), stderr: e.message }))
-      child.on('close', code => resolve({ code, stdout: Buffer.concat(chunks), stderr }))
-      if (o.input && child.stdin) {
-        child.stdin.on('error', () => undefined)
-        child.stdin.end(o.input)
-      }
-    })
-  const must = async (what: string, file: string, args: string[], o: Parameters<typeof run>[2] = {}): Promise<Buffer> => {
-    const r = await run(file, args, o)
-    if (r.code !== 0) throw new Error(`${what}: ${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]}`)
-    return r.stdout
-  }
-
-  /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
-  const others = (): number[] => {
-    const list: number[] = []
-    for (const n of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(n)) continue
-      const pid = Number(n)
-      if (pid === process.pid || pid === 1) continue
-      try {
-        const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1')
-        const state = st.slice(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3)
-        if (state !== 'Z' && state !== 'X') list.push(pid)
-      } catch {
-        // gone
-      }
-    }
-    return list
-  }
-
-  const tools: ServerTools = { fs, pathM, run, must, quietEnv, lib }
-  let cfg: ServerConfig
-  let account: { uid: number; gid: number } | undefined
-  let workdir = ''
-  let cgroup: import('./server-memory').AgentCgroup = {}
-  const children = new Map<number, Child>()
-
-  const setUp = async (): Promise<Record<string, unknown>> => {
-    if (cfg.mode === 'none') {
-      if (cfg.dropTo) {
-        // the runner user keeps its groups (docker...), as outside the sandbox
-        const p = process as unknown as { initgroups(u: string, g: number): void; setgid(g: number): void; setuid(u: number): void }
-        p.initgroups(cfg.dropTo.name, cfg.dropTo.gid)
-        p.setgid(cfg.dropTo.gid)
-        p.setuid(cfg.dropTo.uid)
-      }
-      workdir = cfg.workspace
-      return { workdir }
-    }
-    account = await lib.ensureUser(tools, cfg)
-    const copy = await lib.buildCopy(tools, cfg, account)
-    workdir = copy.workdir
-    let viewProblems: string[] = []
-    const net = cfg.net ? await lib.netBridge(tools, cfg) : {}
-    let memoryNote = ''
-    if (cfg.namespaced) {
-      // the temporary folders, home and TMPDIR: of the run's one tmpfs, mount points that stay writable in the view
-      const temps = await lib.carveMemory(tools, cfg, { ...copy, ...account })
-      const { keep, note, ...cg } = await lib.agentCgroup(tools, cfg)
-      cgroup = cg
-      memoryNote = note
-      viewProblems = await lib.readOnlyView(tools, cfg, [copy.workdir, pathM.join(cfg.runDir as string, 'layers'), ...temps, ...keep])
-    }
-    if (cfg.bins.prlimit && cfg.maxProcesses) {
-      // inherited by every command; root (this server) is exempt
-      await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
-    }
-    return { ...copy, ...net, uid: account.uid, gid: account.gid, viewProblems, memoryNote }
-  }
-
-  const ids = () => (account ? { uid: account.uid, gid: account.gid } : undefined)
-
-  /** Kill every process group of `pid`'s descendants, and its own. */
-  const killTree = (pid: number): void => {
-    const parent = new Map<number, number>()
-    const group = new Map<number, number>()
-    try {
-      for (const n of fs.readdirSync('/proc')) {
-        if (!/^\d+$/.test(n)) continue
-        try {
-          const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1')
-          const f = st.slice(st.lastIndexOf(')') + 2).split(' ')
-          parent.set(Number(n), Number(f[1]))
-          group.set(Number(n), Number(f[2]))
-        } catch {
-          // gone
-        }
-      }
-    } catch {
-      // no /proc
-    }
-    const groups = new Set([pid])
-    const queue = [pid]
-    while (queue.length) {
-      const p = queue.shift() as number
-      for (const [c, pp] of parent) {
-        if (pp === p) {
-          queue.push(c)
-          const g = group.get(c)
-          if (g && g > 1) groups.add(g)
-        }
-      }
-    }
-    for (const g of groups) {
-      try {
-        process.kill(-g, 'SIGKILL')
-      } catch {
-        // gone
-      }
-    }
-  }
-
-  /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
-  const stopAll = async (): Promise<{ ok: boolean; detail?: string }> => {
-    for (const c of children.values()) if (c.pid) killTree(c.pid)
-    if (!cfg.namespaced) {
-      // best effort: what still carries the run's key in its environment (env -i escapes it)
-      const entry = Buffer.from(`\0BASH_AGENT_RUN=${cfg.runKey}\0`)
-      for (let round = 0; cfg.runKey && round < 20; round++) {
-        let found = 0
-        for (const n of fs.existsSync('/proc') ? fs.readdirSync('/proc') : []) {
-          if (!/^\d+$/.test(n) || Number(n) === process.pid) continue
-          try {
-            const env = Buffer.concat([Buffer.from([0]), fs.readFileSync(`/proc/${n}/environ`)])
-            if (env.includes(entry)) {
-              process.kill(Number(n), 'SIGKILL')
-              found++
-            }
-          } catch {
-            // gone, or not ours
-          }
-        }
-        if (!found) break
-        await new Promise(r => setTimeout(r, 10))
-      }
-      return {
-        ok: false,
-        detail: "no PID namespace here: the commands' process trees were killed, but what detached from them could not be verified gone"
-      }
-    }
-    for (let round = 0; round < 200; round++) {
-      const left = others()
-      if (left.length === 0) return { ok: true }
-      try {
-        process.kill(-1, 'SIGKILL')
-      } catch {
-        // nothing we may signal
-      }
-      await new Promise(r => setTimeout(r, 10))
-    }
-    return { ok: false, detail: `${others().length} processes of the run are still alive` }
-  }
-
-  // One bash per command (no second program): stderr joins stdout, then the
-  // command runs as the script's own text would, with no positional parameters.
-  const SCRIPT = 'exec 2>&1; __bash_agent_command=$1; shift; eval "unset __bash_agent_command; $__bash_agent_command"'
-  const onRequest = async (req: Record<string, unknown>): Promise<void> => {
-    const id = Number(req.id)
-    if (req.op === 'run') {
-      let child: Child
-      const oomBefore = lib.oomKills(tools, cgroup)
-      try {
-        // in the agent's cgroup before it runs anything: it waits on fd 3 until put there
-        child = cp.spawn(cfg.bins.bash, ['-c', lib.gated(SCRIPT, cgroup), 'bash', String(req.command)], {
-          cwd: String(req.cwd ?? workdir),
-          env: req.env as Record<string, string>,
-          stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.procs ? (['pipe'] as const) : [])],
-          detached: true,
-          ...(ids() ?? {})
-        })
-      } catch (e) {
-        send(id, { error: (e as Error).message }, 2)
-        return
-      }
-      lib.joinCgroup(tools, cgroup, child)
-      children.set(id, child)
-      send(id, { pid: child.pid })
-      // The end of a command (its exit, then its output's close) goes out in one write when both come
-      // together, and then the command is forgotten without being asked: one wake-up of the action, none of us.
-      let pendingExit: Buffer | undefined
-      let exited = false
-      let closed = false
-      const stdout = child.stdout
-      stdout?.on('data', (d: Buffer) => {
-        if (!children.has(id)) return
-        // the header, then the chunk itself: no copy of it
-        const h = Buffer.allocUnsafe(9)
-        h.writeUInt32BE(d.length, 0)
-        h.writeUInt32BE(id, 4)
-        h.writeUInt8(1, 8)
-        passed += d.length
-        if (passed >= 1024 * 1024) {
-          passed = 0
-          ;(globalThis as { gc?: (o: { type: 'minor' }) => void }).gc?.({ type: 'minor' })
-        }
-        out.cork()
-        out.write(h)
-        const more = out.write(d)
-        out.uncork()
-        if (more) return
-        // the action reads slower than the command prints: wait, or our stdout buffer grows with the output
-        stdout.pause()
-        paused.add(stdout)
-      })
-      child.stdout?.on('close', () => {
-        closed = true
-        if (!children.has(id)) return
-        if (exited) children.delete(id)
-        out.write(Buffer.concat([pendingExit ?? Buffer.alloc(0), framed(3, id, Buffer.alloc(0))]))
-        pendingExit = undefined
-      })
-      child.on('error', e => send(id, { error: e.message }, 2))
-      child.on('exit', (code, signal) => {
-        exited = true
-        const oom = lib.oomKills(tools, cgroup) > oomBefore ? cgroup.limitMiB : undefined
-        const msg = framed(2, id, json({ code, signal, oom }))
-        if (closed) {
-          children.delete(id)
-          out.write(msg)
-          return
-        }
-        pendingExit = msg
-        setImmediate(() => {
-          // its output is still open (a background process holds it): the exit is said now
-          if (pendingExit) out.write(pendingExit)
-          pendingExit = undefined
-        })
-      })
-    } else if (req.op === 'kill') {
-      const c = children.get(id)
-      if (c?.pid) killTree(c.pid)
-    } else if (req.op === 'forget') {
-      const c = children.get(id)
-      children.delete(id)
-      c?.stdout?.destroy()
-    } else if (req.op === 'exec') {
-      const r = await run(String(req.file), req.args as string[], {
-        cwd: String(req.cwd ?? workdir),
-        env: (req.env as Record<string, string>) ?? quietEnv,
-        input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
-        ids: ids(),
-        // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
-        onStdout: d => frame(FRAME_EXEC_OUT, id, d)
-      })
-      send(id, { code: r.code, stderr: r.stderr })
-    } else if (req.op === 'stop') {
-      send(id, await stopAll())
-    }
-  }
-
-  // --- the protocol: the first line is the configuration, then one request a line
+/** Serve one run: the configuration, then requests, from stdin; frames to stdout. */
+export function commandServer(): void {
+  const server = new CommandServer(new FrameWriter(process.stdout))
   let buffered = ''
-  let ready: Promise<void> | undefined
   process.stdin.setEncoding('utf8')
   process.stdin.on('data', (d: string) => {
     buffered += d
@@ -398,28 +46,256 @@ export function commandServer(lib: ServerLib): void {
     while ((nl = buffered.indexOf('\n')) >= 0) {
       const line = buffered.slice(0, nl)
       buffered = buffered.slice(nl + 1)
-      const msg = JSON.parse(line) as Record<string, unknown>
-      if (!ready) {
-        cfg = msg as unknown as ServerConfig
-        let ns = ''
-        try {
-          ns = fs.readlinkSync('/proc/self/ns/pid')
-        } catch {
-          // no /proc
-        }
-        ready = setUp().then(
-          info => send(0, { type: 'ready', ns, pid: process.pid, ...info }),
-          e => send(0, { type: 'failed', ns, error: (e as Error).message })
-        )
-      } else {
-        void ready.then(() => onRequest(msg)).catch(e => send(Number(msg.id), { error: (e as Error).message }, 2))
-      }
+      server.onLine(line)
     }
   })
   // The action is gone (or done): end, and with us the namespace and all it holds.
   process.stdin.on('end', () => {
-    void stopAll().finally(() => process.exit(0))
+    void server.stopAll().finally(() => process.exit(0))
   })
   process.on('SIGTERM', () => undefined)
   process.on('SIGINT', () => undefined)
+}
+
+/** Our stdout: frames, with commands' outputs paused while it cannot keep up. */
+class FrameWriter {
+  /** commands' outputs paused until our stdout drains */
+  private readonly paused = new Set<Readable>()
+  /** output bytes since the last young-generation collection */
+  private passed = 0
+  constructor(private readonly out: Writable) {
+    out.on('drain', () => {
+      for (const s of this.paused) s.resume()
+      this.paused.clear()
+    })
+  }
+  write(b: Buffer): void {
+    this.out.write(b)
+  }
+  send(id: number, msg: Message): void {
+    this.write(jsonFrame(FRAME.message, id, msg))
+  }
+  exit(id: number, msg: Exited): void {
+    this.write(jsonFrame(FRAME.exit, id, msg))
+  }
+  /** A chunk of `from`'s output: the header, then the chunk itself (no copy of it). */
+  data(type: typeof FRAME.data | typeof FRAME.execOut, id: number, d: Buffer, from?: Readable): void {
+    this.passed += d.length
+    if (this.passed >= 1024 * 1024) {
+      // each chunk is a buffer outside the JS heap, which V8 collects only after tens of megabytes
+      this.passed = 0
+      ;(globalThis as { gc?: (o: { type: 'minor' }) => void }).gc?.({ type: 'minor' })
+    }
+    this.out.cork()
+    this.out.write(frameHeader(type, id, d.length))
+    const more = this.out.write(d)
+    this.out.uncork()
+    if (more || !from) return
+    // the action reads slower than the command prints: wait, or our stdout buffer grows with the output
+    from.pause()
+    this.paused.add(from)
+  }
+}
+
+// One bash per command (no second program): stderr joins stdout, then the
+// command runs as the script's own text would, with no positional parameters.
+const SCRIPT = 'exec 2>&1; __bash_agent_command=$1; shift; eval "unset __bash_agent_command; $__bash_agent_command"'
+
+class CommandServer {
+  private cfg: ServerConfig | undefined
+  private account: Ids | undefined
+  private workdir = ''
+  private cgroup: AgentCgroup = {}
+  private ready: Promise<void> | undefined
+  private readonly children = new Map<number, ChildProcess>()
+
+  constructor(private readonly out: FrameWriter) {}
+
+  /** The first line is the configuration, then one request a line. */
+  onLine(line: string): void {
+    if (!this.ready) {
+      this.ready = this.start(JSON.parse(line) as ServerConfig)
+      return
+    }
+    const req = JSON.parse(line) as Request
+    void this.ready.then(() => this.onRequest(req)).catch(e => this.out.exit(req.id, { error: (e as Error).message }))
+  }
+
+  private async start(cfg: ServerConfig): Promise<void> {
+    this.cfg = cfg
+    let ns = ''
+    try {
+      ns = readlinkSync('/proc/self/ns/pid')
+    } catch {
+      // no /proc
+    }
+    try {
+      const info = cfg.mode === 'none' ? setUpNone(cfg) : await this.setUpUser(cfg)
+      this.workdir = info.workdir
+      this.out.send(0, { type: 'ready', ns, pid: process.pid, ...info })
+    } catch (e) {
+      this.out.send(0, { type: 'failed', ns, error: (e as Error).message })
+    }
+  }
+
+  private async setUpUser(cfg: ServerConfig): Promise<SetUpInfo> {
+    const account = await ensureUser(cfg)
+    this.account = account
+    const { cgroup, ...info } = await setUpUser(cfg, account)
+    this.cgroup = cgroup
+    return { ...info, uid: account.uid, gid: account.gid }
+  }
+
+  private async onRequest(req: Request): Promise<void> {
+    if (req.op === 'run') this.startCommand(req)
+    else if (req.op === 'kill') {
+      const c = this.children.get(req.id)
+      if (c?.pid) killTree(c.pid)
+    } else if (req.op === 'forget') {
+      const c = this.children.get(req.id)
+      this.children.delete(req.id)
+      c?.stdout?.destroy()
+    } else if (req.op === 'exec') await this.exec(req)
+    else if (req.op === 'stop') this.out.send(req.id, await this.stopAll())
+  }
+
+  private ids(): Ids | undefined {
+    return this.account ? { uid: this.account.uid, gid: this.account.gid } : undefined
+  }
+
+  private startCommand(req: Extract<Request, { op: 'run' }>): void {
+    let child: ChildProcess
+    const cgroup = this.cgroup
+    const oomBefore = oomKills(cgroup)
+    try {
+      // in the agent's cgroup before it runs anything: it waits on fd 3 until put there
+      child = spawn((this.cfg as ServerConfig).bins.bash, ['-c', gated(SCRIPT, cgroup), 'bash', req.command], {
+        cwd: req.cwd || this.workdir,
+        env: req.env,
+        stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.procs ? (['pipe'] as const) : [])],
+        detached: true,
+        ...(this.ids() ?? {})
+      })
+    } catch (e) {
+      this.out.exit(req.id, { error: (e as Error).message })
+      return
+    }
+    joinCgroup(cgroup, child)
+    this.children.set(req.id, child)
+    this.out.send(req.id, { pid: child.pid })
+    this.follow(req.id, child, () => (oomKills(cgroup) > oomBefore ? cgroup.limitMiB : undefined))
+  }
+
+  /**
+   * A command's output and end. Its exit, then its output's close, go out in one write when both come
+   * together, and then it is forgotten without being asked: one wake-up of the action, none of us.
+   */
+  private follow(id: number, child: ChildProcess, oom: () => number | undefined): void {
+    const stdout = child.stdout as Readable
+    let pendingExit: Buffer | undefined
+    let exited = false
+    let closed = false
+    stdout.on('data', (d: Buffer) => {
+      if (this.children.has(id)) this.out.data(FRAME.data, id, d, stdout)
+    })
+    stdout.on('close', () => {
+      closed = true
+      if (!this.children.has(id)) return
+      if (exited) this.children.delete(id)
+      this.out.write(Buffer.concat([pendingExit ?? Buffer.alloc(0), frame(FRAME.closed, id, Buffer.alloc(0))]))
+      pendingExit = undefined
+    })
+    child.on('error', e => this.out.exit(id, { error: e.message }))
+    child.on('exit', (code, sig) => {
+      exited = true
+      const msg = jsonFrame(FRAME.exit, id, { code, signal: sig, oom: oom() })
+      if (closed) {
+        this.children.delete(id)
+        return this.out.write(msg)
+      }
+      pendingExit = msg
+      setImmediate(() => {
+        // its output is still open (a background process holds it): the exit is said now
+        if (pendingExit) this.out.write(pendingExit)
+        pendingExit = undefined
+      })
+    })
+  }
+
+  private async exec(req: Extract<Request, { op: 'exec' }>): Promise<void> {
+    const r = await run(req.file, req.args, {
+      cwd: req.cwd ?? this.workdir,
+      env: req.env ?? quietEnv,
+      input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
+      ids: this.ids(),
+      // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
+      onStdout: d => this.out.data(FRAME.execOut, req.id, d)
+    })
+    this.out.send(req.id, { code: r.code, stderr: r.stderr })
+  }
+
+  /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
+  async stopAll(): Promise<{ ok: boolean; detail?: string }> {
+    for (const c of this.children.values()) if (c.pid) killTree(c.pid)
+    if (!this.cfg?.namespaced) return stopByKey(this.cfg?.runKey)
+    for (let round = 0; round < 200; round++) {
+      if (others().length === 0) return { ok: true }
+      signal(-1)
+      await sleep(10)
+    }
+    return { ok: false, detail: `${others().length} processes of the run are still alive` }
+  }
+}
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
+
+/** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
+const others = (): number[] => pids().filter(p => p !== process.pid && p !== 1 && living(p))
+
+/** Without a namespace, best effort: what still carries the run's key in its environment (env -i escapes it). */
+async function stopByKey(runKey: string | undefined): Promise<{ ok: boolean; detail?: string }> {
+  for (let round = 0; runKey && round < 20; round++) {
+    const found = withEnvEntry(`BASH_AGENT_RUN=${runKey}`)
+    if (!found.length) break
+    for (const p of found) signal(p)
+    await sleep(10)
+  }
+  return {
+    ok: false,
+    detail: "no PID namespace here: the commands' process trees were killed, but what detached from them could not be verified gone"
+  }
+}
+
+function setUpNone(cfg: ServerConfig): SetUpInfo {
+  if (cfg.dropTo) {
+    // the runner user keeps its groups (docker...), as outside the sandbox
+    const p: { initgroups?: (u: string, g: number) => void; setgid?: (g: number) => void; setuid?: (u: number) => void } = process
+    if (!p.initgroups || !p.setgid || !p.setuid) throw new Error('no way to drop to the runner user here')
+    p.initgroups(cfg.dropTo.name, cfg.dropTo.gid)
+    p.setgid(cfg.dropTo.gid)
+    p.setuid(cfg.dropTo.uid)
+  }
+  return { workdir: cfg.workspace }
+}
+
+/** user mode: the copy, the network's bridge, the run's memory, the read-only view, the process limit. */
+async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup }> {
+  const copy = await buildCopy(cfg, account)
+  let viewProblems: string[] = []
+  const net = cfg.net ? await netBridge(cfg) : {}
+  let memoryNote = ''
+  let cgroup: AgentCgroup = {}
+  if (cfg.namespaced) {
+    // the temporary folders, home and TMPDIR: of the run's one tmpfs, mount points that stay writable in the view
+    const temps = await carveMemory(cfg, { ...copy, ...account })
+    const { keep, note, ...cg } = await agentCgroup(cfg)
+    cgroup = cg
+    memoryNote = note
+    viewProblems = await readOnlyView(cfg, [copy.workdir, pathM.join(cfg.runDir as string, 'layers'), ...temps, ...keep])
+  }
+  if (cfg.bins.prlimit && cfg.maxProcesses) {
+    // inherited by every command; root (this server) is exempt
+    await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
+  }
+  return { ...copy, ...net, viewProblems, memoryNote, cgroup }
 }

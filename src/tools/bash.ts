@@ -1,44 +1,20 @@
 // The agent's one tool: run one shell command and record what came of it.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
-import type { Readable } from 'node:stream'
+// Where it runs is the environment's (src/environments/): this is what every
+// environment shares: blocked substrings, the time limit, the abort, the
+// output's cut and its redaction, and a record for every outcome.
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import path from 'node:path'
 import type { CommandRecord } from '../types'
+import type { CommandOptions, Start, Started } from '../environments/types'
 import { OutputCapture, captureBytes, finishOutput } from './output'
 import { clampDelay, messageOf } from '../util'
 
-/**
- * A command started elsewhere (the sandbox's command server): what runBash
- * needs of it. `kill` kills its whole process tree; `forget` tells the
- * starter that nothing more of it is wanted.
- */
-export interface Launched {
-  pid?: number
-  stdout: Readable | null
-  on(event: 'exit', listener: (code: number | null) => void): unknown
-  on(event: 'error', listener: (e: Error) => void): unknown
-  kill(): void
-  forget?(): void
-}
-
-export interface BashOptions {
+export interface BashOptions extends CommandOptions {
   cwd: string
   /** the complete environment of the command (already scrubbed by the caller); used as is */
   env: Record<string, string>
-  timeoutMs: number
-  maxOutputChars: number
-  /** substrings that refuse a command (case-sensitive `includes`); empty array allows all */
-  blocked: string[]
-  /** applied to captured text before it is cut */
-  redact: (text: string) => string
-  /** chars of extra context kept around each cut for redaction, default 512 */
-  redactMargin?: number
-  /** start the command somewhere else (the sandbox); default: bash spawned here, in its own process group */
-  launch?: (command: string, o: { cwd: string; env: Record<string, string> }) => Launched
-  /** aborting kills the whole process group at once; the record gets aborted: true */
-  signal?: AbortSignal
+  /** how the environment starts bash (environments/local.ts startLocal, or the command server) */
+  launch: Start
 }
 
 /** After exit, wait at most this long for the pipe to close ... */
@@ -47,53 +23,6 @@ const DRAIN_MAX_MS = 500
 const DRAIN_IDLE_MS = 25
 /** After a kill, give up waiting for the process to exit after this long. */
 const KILL_GRACE_MS = 5000
-
-// Runs inside the spawned bash: merge stderr into the one stdout pipe, then
-// replace itself with a fresh bash running the command, so the command keeps
-// its own semantics ($?, exit, syntax errors reported by bash).
-const SELF_SCRIPT = 'exec 2>&1; exec "$BASH" -c "$1" bash'
-
-function findBash(envPath: string | undefined): string {
-  const dirs = (envPath ?? '').split(path.delimiter).filter(d => d !== '')
-  for (const dir of [...dirs, '/bin', '/usr/bin', '/usr/local/bin']) {
-    const p = path.join(dir, 'bash')
-    try {
-      if (statSync(p).isFile()) return p
-    } catch {
-      // not here
-    }
-  }
-  return 'bash'
-}
-
-/**
- * A /proc file read into one buffer kept for the purpose: the text, or (without
- * an encoding) how many bytes are in `procBuf`. /proc files report size 0, so
- * readFileSync allocates 64 KiB for each; a sweep over every process made
- * megabytes of garbage at once. Throws when the file is gone.
- */
-let procBuf = Buffer.allocUnsafe(16 * 1024)
-function readProc(file: string): number
-function readProc(file: string, encoding: 'latin1'): string
-function readProc(file: string, encoding?: 'latin1'): string | number {
-  const fd = openSync(file, 'r')
-  try {
-    let n = 0
-    for (;;) {
-      if (n === procBuf.length) {
-        const bigger = Buffer.allocUnsafe(procBuf.length * 2)
-        procBuf.copy(bigger, 0, 0, n)
-        procBuf = bigger
-      }
-      const r = readSync(fd, procBuf, n, procBuf.length - n, null)
-      if (r === 0) break
-      n += r
-    }
-    return encoding ? procBuf.toString(encoding, 0, n) : n
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /**
  * A young-generation collection every YOUNG_GC_BYTES of command output. Each
@@ -117,61 +46,6 @@ function collectYoung(): void {
   youngGc?.({ type: 'minor' })
 }
 
-/** Process groups of `pid`'s descendants, read from /proc (empty without /proc). */
-function descendantGroups(pid: number): number[] {
-  const parent = new Map<number, number>()
-  const group = new Map<number, number>()
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return []
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readProc(`/proc/${name}/stat`, 'latin1')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      parent.set(Number(name), Number(fields[1]))
-      group.set(Number(name), Number(fields[2]))
-    } catch {
-      // gone or unreadable
-    }
-  }
-  const children = new Map<number, number[]>()
-  for (const [p, pp] of parent) {
-    const list = children.get(pp)
-    if (list) list.push(p)
-    else children.set(pp, [p])
-  }
-  const groups = new Set<number>()
-  const queue = [...(children.get(pid) ?? [])]
-  const seen = new Set<number>(queue)
-  while (queue.length > 0) {
-    const p = queue.shift() as number
-    const g = group.get(p)
-    if (g !== undefined && g > 1) groups.add(g)
-    for (const c of children.get(p) ?? []) {
-      if (!seen.has(c)) {
-        seen.add(c)
-        queue.push(c)
-      }
-    }
-  }
-  return [...groups]
-}
-
-/** SIGKILL the process group of `pid` (and the groups of its descendants). Never throws. */
-function killGroup(pid: number): void {
-  for (const g of new Set([pid, ...descendantGroups(pid)])) {
-    try {
-      process.kill(-g, 'SIGKILL')
-    } catch {
-      // gone already, or not ours to signal
-    }
-  }
-}
-
 function baseRecord(command: string): CommandRecord {
   return {
     command,
@@ -187,7 +61,6 @@ function baseRecord(command: string): CommandRecord {
 /** Run one command with bash. Never throws: every failure becomes a record. */
 export async function runBash(command: string, opts: BashOptions): Promise<CommandRecord> {
   const rec = baseRecord(command)
-
   const hit = opts.blocked.find(s => s !== '' && command.includes(s))
   if (hit !== undefined) {
     return { ...rec, blocked: true, output: `Error: command refused: it contains the blocked substring "${hit}"` }
@@ -196,165 +69,144 @@ export async function runBash(command: string, opts: BashOptions): Promise<Comma
     const why = 'the run was cancelled before this command started'
     return { ...rec, aborted: true, error: why, output: `Error: ${why}` }
   }
-  if (!opts.launch) {
-    try {
-      if (!statSync(opts.cwd).isDirectory()) throw new Error(`working directory is not a directory: ${opts.cwd}`)
-    } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `working directory does not exist: ${opts.cwd}` : messageOf(e)
-      return { ...rec, error: why, output: `Error: ${why}` }
-    }
-  }
-
-  const margin = opts.redactMargin ?? 512
-  const bytes = captureBytes(opts.maxOutputChars, margin)
-  const capture = new OutputCapture(bytes, bytes)
-  const started = Date.now()
-
-  let child: Launched
+  let child: Started
   try {
-    if (opts.launch) {
-      child = opts.launch(command, { cwd: opts.cwd, env: opts.env })
-    } else {
-      const c: ChildProcess = spawn(findBash(opts.env.PATH), ['-c', SELF_SCRIPT, 'bash', command], {
-        cwd: opts.cwd,
-        env: opts.env,
-        stdio: ['ignore', 'pipe', 'ignore'],
-        detached: true
-      })
-      child = {
-        get pid() {
-          return c.pid
-        },
-        stdout: c.stdout,
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        on: (event: string, listener: (...a: any[]) => void) => c.on(event, listener),
-        kill: () => {
-          if (c.pid !== undefined) killGroup(c.pid)
-        }
-      }
-    }
+    child = opts.launch(command, { cwd: opts.cwd, env: opts.env })
   } catch (e) {
     const why = messageOf(e)
     return { ...rec, error: why, output: `Error: ${why}` }
   }
+  return new RunningCommand(child, rec, opts).record
+}
 
-  return new Promise<CommandRecord>(resolve => {
-    const stdout = child.stdout
-    let done = false
-    let exited = false
-    let streamClosed = false
-    let exitCode: number | null = null
-    let timedOut = false
-    let aborted = false
-    let spawnError: string | undefined
-    let drainTimer: NodeJS.Timeout | undefined
-    let drainCap: NodeJS.Timeout | undefined
-    let graceTimer: NodeJS.Timeout | undefined
+/** One started command, followed to its record: its output, its end, its time limit and abort. */
+class RunningCommand {
+  readonly record: Promise<CommandRecord>
+  private resolve: (r: CommandRecord) => void = () => undefined
+  private readonly capture: OutputCapture
+  private readonly margin: number
+  private readonly started = Date.now()
+  private done = false
+  private exited = false
+  private outputClosed = false
+  private exitCode: number | null = null
+  /** why it was killed, if it was (a time-out, then an abort: both) */
+  private readonly killedFor = new Set<'timedOut' | 'aborted'>()
+  private spawnError: string | undefined
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private idleTimer: NodeJS.Timeout | undefined
+  private graceTimer: NodeJS.Timeout | undefined
+  private readonly onAbort = (): void => this.killFor('aborted')
 
-    const finish = (): void => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      clearTimeout(drainTimer)
-      clearTimeout(drainCap)
-      clearTimeout(graceTimer)
-      opts.signal?.removeEventListener('abort', onAbort)
-      child.forget?.()
-      if (stdout) {
-        stdout.removeAllListeners('data')
-        stdout.on('error', () => undefined)
-        stdout.destroy()
-      }
-      const durationMs = Date.now() - started
-      if (spawnError !== undefined && !exited && capture.totalBytes === 0) {
-        resolve({ ...rec, durationMs, error: spawnError, output: `Error: ${spawnError}` })
-        return
-      }
-      let out: { output: string; truncated: boolean }
-      try {
-        out = finishOutput(capture.snapshot(), opts.maxOutputChars, margin, opts.redact)
-      } catch (e) {
-        // a throwing redact must not leak the unredacted text
-        out = { output: `Error: the output could not be processed: ${messageOf(e)}`, truncated: false }
-      }
-      const result: CommandRecord = {
-        ...rec,
-        exitCode: timedOut || aborted ? null : exitCode,
-        durationMs,
-        output: out.output,
-        truncated: out.truncated,
-        timedOut
-      }
-      if (aborted) result.aborted = true
-      if (spawnError !== undefined) result.error = spawnError
-      resolve(result)
-    }
+  constructor(
+    private readonly child: Started,
+    private readonly base: CommandRecord,
+    private readonly opts: BashOptions
+  ) {
+    this.record = new Promise(r => (this.resolve = r))
+    this.margin = opts.redactMargin ?? 512
+    const bytes = captureBytes(opts.maxOutputChars, this.margin)
+    this.capture = new OutputCapture(bytes, bytes)
+    this.later(clampDelay(opts.timeoutMs), () => this.killFor('timedOut'))
+    opts.signal?.addEventListener('abort', this.onAbort, { once: true })
+    this.follow()
+  }
 
-    const kill = (): void => {
-      if (!exited) child.kill()
-      if (graceTimer === undefined) graceTimer = setTimeout(finish, KILL_GRACE_MS)
-    }
+  private later(ms: number, f: () => void): NodeJS.Timeout {
+    const t = setTimeout(f, ms)
+    this.timers.add(t)
+    return t
+  }
 
-    const timer = setTimeout(() => {
-      if (exited || done) return
-      timedOut = true
-      kill()
-    }, clampDelay(opts.timeoutMs))
-
-    const onAbort = (): void => {
-      if (exited || done) return
-      aborted = true
-      kill()
-    }
-    opts.signal?.addEventListener('abort', onAbort, { once: true })
-
-    const idle = (): void => {
-      clearTimeout(drainTimer)
-      drainTimer = setTimeout(finish, DRAIN_IDLE_MS)
-    }
-
+  private follow(): void {
+    const { stdout } = this.child
     if (stdout) {
       let sinceGc = 0
       stdout.on('data', (chunk: Buffer) => {
-        capture.push(chunk)
+        this.capture.push(chunk)
         sinceGc += chunk.length
         if (sinceGc >= YOUNG_GC_BYTES) {
           sinceGc = 0
           collectYoung()
         }
-        if (exited) idle()
+        if (this.exited) this.idle()
       })
       stdout.on('error', () => undefined)
       stdout.on('close', () => {
-        streamClosed = true
-        if (exited) finish()
+        this.outputClosed = true
+        if (this.exited) this.finish()
       })
-    } else {
-      streamClosed = true
-    }
-
-    child.on('error', e => {
+    } else this.outputClosed = true
+    this.child.on('error', e => {
       // spawn failure (no exit will follow) or a failed signal (ignored)
-      if (child.pid === undefined) {
-        spawnError = messageOf(e)
-        finish()
-      }
+      if (this.child.pid !== undefined) return
+      this.spawnError = messageOf(e)
+      this.finish()
     })
+    this.child.on('exit', code => this.onExit(code))
+  }
 
-    child.on('exit', code => {
-      exited = true
-      exitCode = code
-      if (streamClosed) {
-        finish()
-        return
-      }
-      // background children may hold the pipe open: take what is there, then stop
-      idle()
-      drainCap = setTimeout(finish, DRAIN_MAX_MS)
-    })
-  })
+  private onExit(code: number | null): void {
+    this.exited = true
+    this.exitCode = code
+    if (this.outputClosed) return this.finish()
+    // background children may hold the pipe open: take what is there, then stop
+    this.idle()
+    this.later(DRAIN_MAX_MS, () => this.finish())
+  }
+
+  private idle(): void {
+    clearTimeout(this.idleTimer)
+    this.idleTimer = this.later(DRAIN_IDLE_MS, () => this.finish())
+  }
+
+  private killFor(why: 'timedOut' | 'aborted'): void {
+    if (this.exited || this.done) return
+    this.killedFor.add(why)
+    this.child.kill()
+    this.graceTimer ??= this.later(KILL_GRACE_MS, () => this.finish())
+  }
+
+  private finish(): void {
+    if (this.done) return
+    this.done = true
+    for (const t of this.timers) clearTimeout(t)
+    this.opts.signal?.removeEventListener('abort', this.onAbort)
+    this.child.forget?.()
+    const { stdout } = this.child
+    if (stdout) {
+      stdout.removeAllListeners('data')
+      stdout.on('error', () => undefined)
+      stdout.destroy()
+    }
+    this.resolve(this.result(Date.now() - this.started))
+  }
+
+  private result(durationMs: number): CommandRecord {
+    const rec = this.base
+    if (this.spawnError !== undefined && !this.exited && this.capture.totalBytes === 0)
+      return { ...rec, durationMs, error: this.spawnError, output: `Error: ${this.spawnError}` }
+    let out: { output: string; truncated: boolean }
+    try {
+      out = finishOutput(this.capture.snapshot(), this.opts.maxOutputChars, this.margin, this.opts.redact)
+    } catch (e) {
+      // a throwing redact must not leak the unredacted text
+      out = { output: `Error: the output could not be processed: ${messageOf(e)}`, truncated: false }
+    }
+    const timedOut = this.killedFor.has('timedOut')
+    const result: CommandRecord = {
+      ...rec,
+      exitCode: this.killedFor.size ? null : this.exitCode,
+      durationMs,
+      output: out.output,
+      truncated: out.truncated,
+      timedOut
+    }
+    if (this.killedFor.has('aborted')) result.aborted = true
+    if (this.spawnError !== undefined) result.error = this.spawnError
+    return result
+  }
 }
-
 /** The text sent back to the model as the tool_result content, and whether it is an error. */
 export function toolResult(rec: CommandRecord, timeoutMs: number): { content: string; isError: boolean } {
   const isError = rec.blocked || rec.timedOut || rec.aborted === true || rec.error !== undefined || rec.exitCode !== 0

@@ -3,27 +3,16 @@
 // into the tool result. The action and the CLI share it.
 import type { CommandOutcome } from '../agent/loop'
 import type { Settings } from '../settings'
-import type { CommandRecord } from '../types'
+import type { Environment } from '../environments/types'
 import { toolResult } from './bash'
 
-export interface RunOptions {
-  timeoutMs: number
-  maxOutputChars: number
-  blocked: string[]
-  redact: (text: string) => string
-  redactMargin?: number
-  signal?: AbortSignal
-}
-
-export type RunOne = (command: string, opts: RunOptions) => Promise<CommandRecord>
-
 export function commandRunner(
-  run: RunOne,
+  environment: Pick<Environment, 'run'>,
   settings: Pick<Settings, 'commandTimeoutMs' | 'maxOutputChars' | 'blocked'>,
   redaction: { redact: (text: string) => string; margin: number }
 ): (command: string, signal: AbortSignal) => Promise<CommandOutcome> {
   return async (command, signal) => {
-    const record = await run(command, {
+    const record = await environment.run(command, {
       timeoutMs: settings.commandTimeoutMs,
       maxOutputChars: settings.maxOutputChars,
       blocked: settings.blocked,

@@ -1,0 +1,140 @@
+// What the action and the command server say to each other over the server's
+// stdin and stdout: first the configuration (one JSON line), then one request
+// a JSON line; the server answers in binary frames (a 9-byte header: u32
+// payload length, u32 request id, u8 frame type), JSON unless said otherwise.
+
+/** Frame types (server to action). */
+export const FRAME = {
+  /** JSON: the answer to a request (for `run`: that it started) */
+  message: 0,
+  /** raw bytes: a command's output */
+  data: 1,
+  /** JSON: a command exited, or could not start (`Exited`) */
+  exit: 2,
+  /** empty: a command's output closed */
+  closed: 3,
+  /** raw bytes: an exec's output */
+  execOut: 4
+} as const
+export type FrameType = (typeof FRAME)[keyof typeof FRAME]
+
+export const HEADER_BYTES = 9
+
+/** The header of a frame of `length` payload bytes. */
+export function frameHeader(type: FrameType, id: number, length: number): Buffer {
+  const h = Buffer.allocUnsafe(HEADER_BYTES)
+  h.writeUInt32BE(length, 0)
+  h.writeUInt32BE(id, 4)
+  h.writeUInt8(type, 8)
+  return h
+}
+
+export const frame = (type: FrameType, id: number, payload: Buffer): Buffer =>
+  Buffer.concat([frameHeader(type, id, payload.length), payload])
+
+export const jsonFrame = (type: FrameType, id: number, msg: Message | Exited): Buffer => frame(type, id, Buffer.from(JSON.stringify(msg)))
+
+/** One request (action to server), by its `op`. */
+export type Request =
+  /** run a command with bash as the sandbox user; its frames come under `id` until forgotten */
+  | { op: 'run'; id: number; command: string; cwd: string; env: Record<string, string> }
+  /** kill a command's whole process tree */
+  | { op: 'kill'; id: number }
+  /** nothing more of a command is wanted */
+  | { op: 'forget'; id: number }
+  /** one program, no shell; `input` in base64 */
+  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string }
+  /** kill every process of the run and verify it */
+  | { op: 'stop'; id: number }
+
+/** What set-up made (user mode), in the `ready` message. */
+export interface SetUpInfo {
+  workdir: string
+  home?: string
+  tmp?: string
+  startTree?: string
+  startObjects?: string
+  uid?: number
+  gid?: number
+  copyProblem?: string
+  /** what of the read-only view could not be made */
+  viewProblems?: string[]
+  /** how the commands' memory is bounded */
+  memoryNote?: string
+  /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
+  proxyPort?: number
+  proxySocket?: string
+  netProblem?: string
+  /** how the copy was made (user mode) */
+  kind?: 'overlay' | 'copy'
+}
+
+/** The first message, under id 0: set-up done, or refused. */
+export type Hello = ({ type: 'ready'; ns: string; pid: number } & SetUpInfo) | { type: 'failed'; ns: string; error: string }
+export type Ready = Extract<Hello, { type: 'ready' }>
+
+/** A `run` started (its pid), an `exec` ended, a `stop` done, or a request failed. */
+export type Started = { pid: number | undefined }
+export type ExecDone = { code: number | null; stderr: string }
+export type StopDone = { ok: boolean; detail?: string }
+export type Failure = { error: string }
+export type Message = Hello | Started | ExecDone | StopDone | Failure
+
+/** What an exec came to (and how the server runs its own helpers). */
+export interface ExecResult {
+  code: number | null
+  stdout: Buffer
+  stderr: string
+}
+
+/** The payload of an exit frame. */
+export type Exited =
+  | {
+      code: number | null
+      signal: NodeJS.Signals | null
+      /** the kernel killed a process of the agent's cgroup for memory while it ran: the limit in MiB */
+      oom?: number
+    }
+  | Failure
+
+export interface ServerConfig {
+  mode: 'user' | 'none'
+  /** the sandbox user's name (user mode) */
+  user?: string
+  /** the user is the run's own: it must not exist yet */
+  newUser?: boolean
+  /** groups that make a user too powerful */
+  powerfulGroups?: string[]
+  /** RLIMIT_NPROC of the sandbox user's commands */
+  maxProcesses?: number
+  /** the runner's workspace */
+  workspace: string
+  /** the run's own folder (user mode): built root-only, handed to the sandbox user once ready */
+  runDir?: string
+  /** the workspace's git object store, to share read-only with the copy */
+  objects?: string
+  /** the commit checked out in the workspace */
+  baseSha?: string
+  /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
+  credentialFiles?: string[]
+  /** remote URLs to copy into the copy's config (credentials already taken out) */
+  remotes?: Array<[string, string]>
+  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
+  dropTo?: { uid: number; gid: number; name: string }
+  /** whether the server is pid 1's child in its own namespace (private /proc) */
+  namespaced: boolean
+  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
+  runKey?: string
+  /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
+  hide?: string[]
+  /** folders brought back when under a hidden place (the tool cache) */
+  reexpose?: string[]
+  /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
+  net?: boolean
+  /** bytes of memory the agent's commands and temporary folders may use (the run's tmpfs, its cgroup) */
+  memory?: number
+  /** where the agent's cgroup goes (planned by the action, for the post step) */
+  cgroup?: string
+  /** programs resolved by the action before the agent ran */
+  bins: Record<string, string>
+}
