@@ -556,7 +556,7 @@ __webpack_require__.r(__webpack_exports__);
 /* harmony import */ var _transcript__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(39121);
 /* harmony import */ var _report_render__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(46340);
 /* harmony import */ var _report_publish__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(4617);
-/* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(67018);
+/* harmony import */ var _sandbox__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(26496);
 /* harmony import */ var _sandbox_credentials__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(85066);
 /* harmony import */ var _types__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(38522);
 /* harmony import */ var _util__WEBPACK_IMPORTED_MODULE_12__ = __webpack_require__(54527);
