@@ -11,8 +11,9 @@ import path from 'node:path'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
-import { agent, KEY, ISSUE, type Ran } from './helpers/agent-run'
+import { agent, KEY, ISSUE, toolResults } from './helpers/agent-run'
 import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
+import { git } from './helpers/git'
 
 const KINDS = sandboxKinds()
 if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
@@ -43,18 +44,7 @@ const snapshot = (d: string) =>
           .digest('hex')}`
     )
 
-/** Every tool_result text the model received, in order. */
-function results(r: Ran): string[] {
-  const last = r.anthropic.requests[r.anthropic.requests.length - 1]
-  const out: string[] = []
-  for (const m of last?.body?.messages ?? []) {
-    if (!Array.isArray(m.content)) continue
-    for (const b of m.content)
-      if (b.type === 'tool_result')
-        out.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
-  }
-  return out
-}
+const results = toolResults
 
 /** The programs the action runs with privileges, and those it might run by name. */
 const PROGRAMS = [
@@ -135,11 +125,7 @@ describe.each(KINDS)('planted programs ($name)', kind => {
     const marks = hostDir(0o1777)
     const ws = mkdtempSync(path.join(os.tmpdir(), 'attacks-ws-'))
     made.push(ws)
-    const g = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', ...args], {
-        cwd: ws,
-        env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' }
-      })
+    const g = (...args: string[]) => git(ws, args)
     g('init', '-q', '-b', 'main')
     writeFileSync(path.join(ws, 'README.md'), '# repo\n')
     g('add', '-A')

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
-import { agent, type Ran } from './helpers/agent-run'
+import { agent, toolResults } from './helpers/agent-run'
 import { AGENT_CGROUP, memoryBytes, planCgroup } from '../src/sandbox/memory'
 import { sandboxKinds, type Kind } from './helpers/kinds'
 
@@ -21,18 +21,7 @@ const hasCgroup =
   spawnSync('test', ['-e', '/sys/fs/cgroup/cgroup.controllers']).status === 0 ||
   spawnSync('test', ['-w', '/sys/fs/cgroup/memory/cgroup.procs']).status === 0
 
-/** Every tool_result text the model received, in order. */
-function results(r: Ran): string[] {
-  const last = r.anthropic.requests[r.anthropic.requests.length - 1]
-  const out: string[] = []
-  for (const m of last?.body?.messages ?? []) {
-    if (!Array.isArray(m.content)) continue
-    for (const b of m.content)
-      if (b.type === 'tool_result')
-        out.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
-  }
-  return out
-}
+const results = toolResults
 
 const run = (kind: Kind, script: Reply[], inputs: Record<string, string> = {}) =>
   agent(script, {

@@ -12,6 +12,7 @@ import { text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
 import { agent } from './helpers/agent-run'
 import { sandboxKinds, type Kind } from './helpers/kinds'
+import { gitEnv } from './helpers/git'
 
 const KINDS = sandboxKinds()
 if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
@@ -37,19 +38,7 @@ function formsOf(secret: string): string[] {
   return [...out].filter(f => f.length >= 8)
 }
 
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    env: {
-      ...process.env,
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e'
-    }
-  }).toString()
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: gitEnv('t', 't@e') }).toString()
 
 function repo(dir: string): void {
   mkdirSync(dir, { recursive: true })

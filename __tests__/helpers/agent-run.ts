@@ -110,3 +110,16 @@ export async function gone(seconds: string): Promise<number[]> {
 }
 // Durations unique to this test process: others may run this same file at the same time.
 export const unique = (n: number) => `9${n}.${process.pid}${Math.floor(Math.random() * 1000)}`
+
+/** Every tool_result text the model received, in order (from the last request). */
+export function toolResults(r: Ran): string[] {
+  const last = r.anthropic.requests[r.anthropic.requests.length - 1]
+  const out: string[] = []
+  for (const m of last?.body?.messages ?? []) {
+    if (!Array.isArray(m.content)) continue
+    for (const b of m.content)
+      if (b.type === 'tool_result')
+        out.push(typeof b.content === 'string' ? b.content : b.content.map((c: { text?: string }) => c.text ?? '').join(''))
+  }
+  return out
+}
