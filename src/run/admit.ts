@@ -6,6 +6,7 @@ import type { Settings } from '../settings'
 import { skip } from './finish'
 import { GitHubSide } from '../github/side'
 import { readThreadComments, type ThreadComment } from '../github/thread'
+import { hasSession } from '../thread'
 import { readEvent, settingsOrFail } from './inputs'
 
 export interface Admitted {
@@ -43,9 +44,8 @@ export async function admit(out: Log): Promise<Admitted | undefined> {
 
 /** The thread's comments (where its last run is found), read beside the permission read when the run may continue one. */
 function prefetchComments(task: Task, github: GitHubSide): Promise<ThreadComment[]> | undefined {
-  const runId = Number(process.env.GITHUB_RUN_ID ?? '')
-  if (task.mode !== 'continue' || !task.thread || !github.repo || !github.token || !(runId > 0)) return undefined
-  const read = readThreadComments({ token: github.token, getOctokit: () => github.getOctokit() }, github.repo, task.thread)
+  if (task.mode !== 'continue' || !hasSession(task, github.repo, github.token, process.env)) return undefined
+  const read = readThreadComments({ token: github.token, getOctokit: () => github.getOctokit() }, github.repo!, task.thread!)
   read.catch(() => {}) // the session awaits it and says what failed
   return read
 }

@@ -35,6 +35,12 @@ export interface SessionOptions {
   comments?: Promise<ThreadComment[]>
 }
 
+/** A thread, a token and a workflow run: without all three there is no session to keep. */
+export function hasSession(task: Task, repo: Repo | undefined, token: string, env: NodeJS.ProcessEnv): boolean {
+  const runId = Number(env.GITHUB_RUN_ID ?? '')
+  return Boolean(task.thread && repo && token && Number.isSafeInteger(runId) && runId > 0)
+}
+
 export class ThreadSession {
   readonly runId: number
   readonly attempt: number
@@ -56,9 +62,8 @@ export class ThreadSession {
     return this.o
   }
 
-  /** A thread, a token and a workflow run: without all three there is no session to keep. */
   get enabled(): boolean {
-    return Boolean(this.o.task.thread && this.o.repo && this.o.token && Number.isSafeInteger(this.runId) && this.runId > 0)
+    return hasSession(this.o.task, this.o.repo, this.o.token, this.o.env ?? process.env)
   }
 
   private me(octokit: Octokit): Promise<Identity> {
