@@ -26391,7 +26391,7 @@ module.exports = baseKeysIn;
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var identity = __webpack_require__(46851),
-    overRest = __webpack_require__(97787),
+    overRest = __webpack_require__(20168),
     setToString = __webpack_require__(59402);
 
 /**
@@ -27504,7 +27504,7 @@ module.exports = overArg;
 
 /***/ }),
 
-/***/ 97787:
+/***/ 20168:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var apply = __webpack_require__(59678);
