@@ -7,7 +7,7 @@
 // `sandbox: none` always; `sandbox: user` where the machine gives it.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bash, startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
@@ -75,6 +75,7 @@ async function runIn(o: {
   sandbox: string
   issue?: number
   changes?: string
+  path?: string
 }): Promise<Run> {
   const issue = o.issue ?? ISSUE
   const ai = await startFakeAnthropic(o.script, { apiKey: API_KEY })
@@ -87,7 +88,8 @@ async function runIn(o: {
         GITHUB_API_URL: o.gh.url,
         GITHUB_RUN_ID: String(o.runId),
         ACTIONS_RESULTS_URL: o.gh.url,
-        ACTIONS_RUNTIME_TOKEN: runtimeToken(o.runId)
+        ACTIONS_RUNTIME_TOKEN: runtimeToken(o.runId),
+        ...(o.path ? { PATH: o.path } : {})
       },
       workspace: o.ws,
       timeoutMs: 120_000
@@ -179,6 +181,27 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
     expect(readFileSync(join(second.run.workspace, 'src/add.js'), 'utf8')).toContain('return a + b')
     expect(readFileSync(join(second.run.workspace, 'src/add.test.js'), 'utf8')).toContain('add(1, 2)')
   })
+
+  it("a third run resumed from the branch: the agent's bin/git, landed in a workspace folder on PATH, is never run", async () => {
+    const ws = checkout(origin.dir, origin.base)
+    const marks = mkdtempSync(join(tmpdir(), 'thread-branch-marks-'))
+    const plant = `mkdir -p bin && printf '#!/bin/sh\\necho "$0" >> ${marks}/ran\\nexec /usr/bin/git "$@"\\n' > bin/git && chmod 755 bin/git`
+    const third = await runIn({
+      gh,
+      ws,
+      runId: runIds[1] + 50,
+      body: '/agent plant',
+      script: [bash(plant), text('Planted.')],
+      sandbox,
+      // an earlier step's `echo "$PWD/bin" >> $GITHUB_PATH`
+      path: `${ws}/bin:${process.env.PATH}`
+    })
+    expect(third.run.outputs['exit-reason']).toBe('end_turn')
+    expect(third.report).toContain(`The working copy starts from branch \`agent/issue-${ISSUE}-${runIds[0]}\``)
+    expect(readFileSync(join(ws, 'bin', 'git'), 'utf8')).toContain(marks)
+    expect(third.run.outputs['commit-sha']).toMatch(/^[0-9a-f]{40}$/)
+    expect(readdirSync(marks)).toEqual([])
+  }, 180_000)
 })
 
 describe.each(MODES)('sandbox %s: when the branch cannot be had', sandbox => {

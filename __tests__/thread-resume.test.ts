@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { ThreadBranch } from '../src/thread/resume'
 import type { LoadedHistory } from '../src/thread/history'
 import type { Sandbox } from '../src/sandbox'
-import type { ChangesReport } from '../src/changes'
+import { localExec, type ChangesReport } from '../src/changes'
 import { git } from './helpers/git'
 
 const dirs: string[] = []
@@ -39,7 +39,12 @@ const noneSandbox = (ws: string) => ({ mode: 'none', workdir: ws, env: {} }) as 
 async function start(ws: string, history: LoadedHistory): Promise<{ branch: ThreadBranch; notes: string[] }> {
   const branch = new ThreadBranch(() => history)
   const notes: string[] = []
-  await branch.prepare(Promise.resolve(noneSandbox(ws)), { workspace: ws, tmpDir: temp('thread-resume-tmp-'), note: l => notes.push(l) })
+  await branch.prepare(Promise.resolve(noneSandbox(ws)), {
+    workspace: ws,
+    tmpDir: temp('thread-resume-tmp-'),
+    note: l => notes.push(l),
+    exec: localExec
+  })
   return { branch, notes }
 }
 

@@ -12,6 +12,7 @@ import { openLive } from './run/live'
 import { startAgent } from './run/agent'
 import { finish, skip } from './run/finish'
 import { handBackChanges, readStart } from './run/handback'
+import { trustedGit } from './sandbox/trusted-git'
 import * as state from './run/state'
 import { ThreadSession, answerStop } from './thread'
 import type { RunResult } from './types'
@@ -52,8 +53,9 @@ export async function main(): Promise<void> {
   const workspace = process.env.GITHUB_WORKSPACE || process.cwd()
   const repository = process.env.GITHUB_REPOSITORY
   const onFirstRequest = () => void github.start(progress)
-  const base = readStart(workspace)
-  const agent = startAgent({ settings, task, workspace, repository, control, rec, out, onFirstRequest, thread })
+  const git = trustedGit(workspace) // before the agent starts: every git the action runs is this one
+  const base = readStart(workspace, git)
+  const agent = startAgent({ settings, task, workspace, git, repository, control, rec, out, onFirstRequest, thread })
   let result = await agent.result
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()

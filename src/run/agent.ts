@@ -21,7 +21,7 @@ import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
 import { localExec, type HandBackOptions } from '../changes'
-import { trustedGit, withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
+import { withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 import { copySource } from './handback'
 import type { Recorder } from './recorder'
 
@@ -39,6 +39,8 @@ export interface AgentContext {
   settings: Settings
   task: Task
   workspace: string
+  /** the runner's git, resolved before the agent starts (nothing the agent writes can stand in for it) */
+  git: TrustedGit
   repository: string | undefined
   control: RunControl
   rec: Recorder
@@ -92,12 +94,9 @@ class Agent {
   private prepared: Promise<Sandbox>
   private sandbox: Sandbox | undefined
   private firstCall = true
-  /** the hand-back's git, found before the agent can plant one */
-  private readonly git: TrustedGit
 
   constructor(private readonly ctx: AgentContext) {
     this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
-    this.git = trustedGit(ctx.workspace)
     let start = () => {}
     this.ready = this.prepared = new Promise<Sandbox>(resolve => (start = () => resolve(prepare(ctx, this.plan.runDir))))
     this.ready.catch(() => {}) // awaited later
@@ -143,7 +142,8 @@ class Agent {
     rec.note = started.note
     // the copy starts from the branch the thread's last run committed to (src/thread/resume.ts)
     const note = (line: string) => (rec.note = [rec.note, line].filter(Boolean).join('\n\n'))
-    this.prepared = thread.branch.prepare(this.ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note })
+    const exec = withTrustedGit(localExec, this.ctx.git)
+    this.prepared = thread.branch.prepare(this.ready, { workspace, tmpDir: process.env.RUNNER_TEMP || tmpdir(), note, exec })
     this.prepared.catch(() => {}) // awaited by the first command and the release
     rec.system = systemPrompt(
       {
@@ -233,12 +233,12 @@ class Agent {
       : undefined
     if (sb?.mode !== 'user') {
       await this.release()
-      return fn({ source: { workdir: this.ctx.workspace, exec: withTrustedGit(localExec, this.git), inPlace: true } })
+      return fn({ source: { workdir: this.ctx.workspace, exec: withTrustedGit(localExec, this.ctx.git), inPlace: true } })
     }
     try {
       const stop = await sb.stopAll()
       if (!stop.ok) this.ctx.out.warn(`Sandbox: ${stop.detail ?? "the run's processes could not be verified gone"}`)
-      return await fn({ source: copySource(sb, this.git) })
+      return await fn({ source: copySource(sb, this.ctx.git) })
     } finally {
       await this.release()
     }

@@ -21,13 +21,13 @@ import type { Task } from '../trigger'
 import { messageOf, within } from '../util'
 import type { RunControl } from './control'
 import type { GitHubSide } from '../github/side'
-import { trustedGit, withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
+import { withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 
 export type Base = Awaited<ReturnType<typeof readBase>>
 
 /** The starting commit, read before any command runs. */
-export function readStart(workspace: string): Promise<Base | undefined> {
-  return readBase(workspace, withTrustedGit(localExec, trustedGit(workspace))).catch(() => undefined)
+export function readStart(workspace: string, git: TrustedGit): Promise<Base | undefined> {
+  return readBase(workspace, withTrustedGit(localExec, git)).catch(() => undefined)
 }
 
 /** Where the agent worked in a user sandbox's copy: git runs there as the sandbox user, against the copy's start. */

@@ -25,7 +25,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { localExec, readBase, type Base, type ChangesReport, type Exec } from '../changes'
+import { readBase, type Base, type ChangesReport, type Exec } from '../changes'
 import { localScratch, safeGit, SAFE_GIT_CONFIG, safeGitEnv, scratchRepository } from '../changes/git'
 import { inlineCode } from '../changes/render'
 import type { Sandbox } from '../sandbox'
@@ -45,6 +45,8 @@ export interface PrepareOptions {
   tmpDir: string
   /** adds a line to the report */
   note: (line: string) => void
+  /** runs git on the runner's side: the trusted git only (sandbox/trusted-git.ts) */
+  exec: Exec
 }
 
 /** What the next run's history records about the thread's branch. */
@@ -57,6 +59,8 @@ export class ThreadBranch {
   /** settled once the copy is ready (prepare) */
   private outcome: Outcome | undefined
   private scratch: string | undefined
+  /** the runner's git, given by prepare (forHistory's git work follows a prepare that applied the branch) */
+  private exec: Exec = () => Promise.reject(new Error('the thread branch was not prepared'))
 
   constructor(private readonly history: () => LoadedHistory | undefined) {}
 
@@ -68,7 +72,8 @@ export class ThreadBranch {
     const h = this.history()
     if (!h?.branch || !h.commitSha) return ready
     return ready.then(async sb => {
-      const head = await readBase(o.workspace, localExec).catch(() => undefined)
+      this.exec = o.exec
+      const head = await readBase(o.workspace, o.exec).catch(() => undefined)
       const plan = planResume(h, head?.sha)
       let failed: { why: string } | undefined
       if (plan.kind === 'apply' && head) {
@@ -91,9 +96,9 @@ export class ThreadBranch {
     tmpDir: string
   ): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
     this.scratch = mkdtempSync(join(tmpDir, 'bash-agent-thread-'))
-    const base = await baseCommit(this.scratch, head, diff)
+    const base = await baseCommit(this.exec, this.scratch, head, diff)
     if (!base.ok) return base
-    const copy = await applyToCopy(sb, diff, this.scratch)
+    const copy = await applyToCopy(this.exec, sb, diff, this.scratch)
     return copy.ok ? base : copy
   }
 
@@ -133,7 +138,9 @@ export class ThreadBranch {
       const committed = committedDiff(changes.patch)
       // resumed: the run's patch is against S, so the carried one is recomputed from the checkout
       const diff =
-        this.outcome?.kind === 'applied' && this.scratch ? await diffToBranch(real, this.outcome.base, committed, this.scratch) : committed
+        this.outcome?.kind === 'applied' && this.scratch
+          ? await diffToBranch(this.exec, real, this.outcome.base, committed, this.scratch)
+          : committed
       const patch = carried(real.sha, diff, containsSecret)
       return patch ? { ...work, patch } : work
     } catch {
@@ -150,18 +157,23 @@ export class ThreadBranch {
 const SAFE_C = [...SAFE_GIT_CONFIG, '-c', 'safe.directory=*']
 
 /** A scratch repository whose store borrows `objects`, with an empty work tree. */
-async function scratchRepo(dir: string, objects: string) {
+async function scratchRepo(exec: Exec, dir: string, objects: string) {
   const scratch = await scratchRepository(localScratch, dir, [objects])
   mkdirSync(join(dir, 'wt'))
   return {
-    git: safeGit(localExec, scratch, join(dir, 'wt'), process.env.PATH ?? '/usr/bin:/bin'),
+    git: safeGit(exec, scratch, join(dir, 'wt'), process.env.PATH ?? '/usr/bin:/bin'),
     objects: join(scratch.gitDir, 'objects')
   }
 }
 
 /** S: the checkout plus the patch, as a commit in a scratch store (the workspace's objects are only read). */
-async function baseCommit(dir: string, head: Base, diff: string): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
-  const { git, objects } = await scratchRepo(join(dir, 'base'), head.objects)
+async function baseCommit(
+  exec: Exec,
+  dir: string,
+  head: Base,
+  diff: string
+): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
+  const { git, objects } = await scratchRepo(exec, join(dir, 'base'), head.objects)
   try {
     await git(['read-tree', head.sha])
     await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(diff))
@@ -180,9 +192,9 @@ async function baseCommit(dir: string, head: Base, diff: string): Promise<{ ok: 
  * of the copy's config or hooks is read. All or nothing: git checks every hunk
  * before it writes.
  */
-async function applyToCopy(sb: Sandbox, diff: string, scratch: string): Promise<{ ok: true } | { ok: false; why: string }> {
+async function applyToCopy(hostExec: Exec, sb: Sandbox, diff: string, scratch: string): Promise<{ ok: true } | { ok: false; why: string }> {
   const user = sb.mode === 'user'
-  const exec: Exec = user ? (file, args, opts) => sb.exec(file, args, opts) : localExec
+  const exec: Exec = user ? (file, args, opts) => sb.exec(file, args, opts) : hostExec
   const gitDir = user ? join(sb.env.TMPDIR ?? dirname(sb.workdir), `thread-${randomBytes(12).toString('hex')}`) : join(scratch, 'apply')
   const env = { ...safeGitEnv(user ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/bin:/bin')), LANG: 'C' }
   const made = await exec('git', [...SAFE_C, 'init', '-q', '--bare', '--template=', gitDir], { env })
@@ -197,9 +209,9 @@ async function applyToCopy(sb: Sandbox, diff: string, scratch: string): Promise<
 }
 
 /** The patch from the checkout `real` to the branch's new tree: `from`'s tree plus what was committed. */
-async function diffToBranch(real: Base, from: Base, committed: string, dir: string): Promise<string> {
+async function diffToBranch(exec: Exec, real: Base, from: Base, committed: string, dir: string): Promise<string> {
   if (!committed) return ''
-  const { git } = await scratchRepo(join(dir, 'carry'), from.objects)
+  const { git } = await scratchRepo(exec, join(dir, 'carry'), from.objects)
   await git(['read-tree', from.sha])
   await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(committed))
   const tree = (await git(['write-tree'])).toString().trim()
