@@ -41,15 +41,20 @@ describe('ReportComment (in process, real Octokit)', () => {
   }
   const patches = (gh: FakeGitHub) => gh.requests.filter(r => r.method === 'PATCH')
 
-  it('writes to GitHub are spaced by the configured interval (github-write-interval-ms)', async () => {
+  it('writes to GitHub are spaced by the configured interval (github-write-interval-ms); comments three times as far', async () => {
     const gh = await startFakeGitHub()
     try {
-      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 400 })
+      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 200 })
       for (let i = 0; i < 3; i++) await octokit.rest.issues.createComment({ ...REPO, issue_number: 5, body: `c${i}` })
-      const writes = gh.requests.filter(r => r.method === 'POST').map(r => r.at)
-      expect(writes).toHaveLength(3)
-      // a lower bound only: the spacing is a minimum, never a race
-      for (let i = 1; i < writes.length; i++) expect(writes[i] - writes[i - 1]).toBeGreaterThanOrEqual(390)
+      const [first] = gh.comments.keys()
+      for (let i = 0; i < 3; i++) await octokit.rest.issues.updateComment({ ...REPO, comment_id: first, body: `u${i}` })
+      const at = (method: string) => gh.requests.filter(r => r.method === method).map(r => r.at)
+      const gaps = (t: number[]) => t.slice(1).map((x, i) => x - t[i])
+      expect(at('POST')).toHaveLength(3)
+      expect(at('PATCH')).toHaveLength(3)
+      // lower bounds only, with room for when each request reaches the server: the spacing is a minimum, never a race
+      for (const gap of gaps(at('POST'))) expect(gap).toBeGreaterThanOrEqual(400) // 600: beyond the 200 of other writes
+      for (const gap of gaps(at('PATCH'))) expect(gap).toBeGreaterThanOrEqual(100)
     } finally {
       await gh.close()
     }
