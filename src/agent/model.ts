@@ -1,6 +1,20 @@
 // The Messages API at the edge: the SDK client, cache breakpoints, streaming, and errors
 // turned into one sentence a user can act on.
-import Anthropic from '@anthropic-ai/sdk'
+// The client is the SDK's base with only the Messages resource: the full client loads every
+// resource of the API (~0.5 MB of the bundle), compiled before the first request.
+import {
+  BaseAnthropic,
+  AnthropicError,
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError
+} from '@anthropic-ai/sdk'
+import { Messages, type MessageStreamParams } from '@anthropic-ai/sdk/resources/messages/messages'
 import type { Message, MessageCreateParams } from '../types'
 import { withCacheBreakpoints } from './cache'
 import { inertRequest } from '../report/inert'
@@ -24,8 +38,13 @@ export interface ClientOptions {
  */
 export const MAX_RETRIES = 4
 
+/** The SDK's client with the one resource this action uses. */
+class MessagesClient extends BaseAnthropic {
+  readonly messages = new Messages(this)
+}
+
 export function createModelCall(opts: ClientOptions): ModelCall {
-  const client = new Anthropic({
+  const client = new MessagesClient({
     apiKey: opts.apiKey || null,
     authToken: opts.apiKey ? null : (opts.authToken ?? null),
     baseURL: opts.baseUrl || undefined,
@@ -47,7 +66,7 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     for (let attempt = 0; ; attempt++) {
       try {
         // The cast: `thinking.display: "updates"` is newer than this SDK's non-beta types.
-        const stream = client.messages.stream(body as unknown as Anthropic.MessageStreamParams, { signal, headers: headersFor(body) })
+        const stream = client.messages.stream(body as unknown as MessageStreamParams, { signal, headers: headersFor(body) })
         return await stream.finalMessage()
       } catch (error) {
         if (signal.aborted || attempt >= maxRetries || !retriableInStream(error)) throw error
@@ -59,11 +78,11 @@ export function createModelCall(opts: ClientOptions): ModelCall {
 
 /** An error event inside a stream (no HTTP status) of a kind the SDK would retry as a status. */
 function retriableInStream(error: unknown): boolean {
-  if (!(error instanceof Anthropic.APIError) || error.status !== undefined) return false
+  if (!(error instanceof APIError) || error.status !== undefined) return false
   return ['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error'].includes(errorType(error) ?? '')
 }
 
-function errorType(error: InstanceType<typeof Anthropic.APIError>): string | undefined {
+function errorType(error: APIError): string | undefined {
   const body = error.error as { error?: { type?: unknown }; type?: unknown } | undefined
   const t = body?.error?.type ?? body?.type
   return typeof t === 'string' ? t : undefined
@@ -89,7 +108,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-function detail(e: InstanceType<typeof Anthropic.APIError>): string {
+function detail(e: APIError): string {
   const body = e.error as { error?: { message?: unknown }; message?: unknown } | undefined
   const m = body?.error?.message ?? body?.message
   const text = typeof m === 'string' && m ? m : e.message
@@ -97,7 +116,7 @@ function detail(e: InstanceType<typeof Anthropic.APIError>): string {
 }
 
 /** A 400 whose message says the model was retired or deprecated (or names it as no longer served). */
-function retiredModel(error: InstanceType<typeof Anthropic.APIError>, model: string): boolean {
+function retiredModel(error: APIError, model: string): boolean {
   const text = detail(error).toLowerCase()
   return (
     /\b(retired|deprecated|end[- ]of[- ]life|no longer (available|supported|served))\b/.test(text) &&
@@ -121,32 +140,32 @@ function rootCause(error: unknown): string | undefined {
 /** One sentence saying why the model API failed, naming the cause and what to check. */
 export function describeModelError(error: unknown, model: string): string {
   const retried = `after ${MAX_RETRIES} retries with backoff`
-  if (error instanceof Anthropic.AuthenticationError) {
+  if (error instanceof AuthenticationError) {
     return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret.`
   }
-  if (error instanceof Anthropic.PermissionDeniedError) {
+  if (error instanceof PermissionDeniedError) {
     return `The model API refused this key access (403 ${detail(error)}): check the key's permissions for model "${model}".`
   }
-  if (error instanceof Anthropic.NotFoundError) {
+  if (error instanceof NotFoundError) {
     return `The model API does not know the model "${model}" or the endpoint (404 ${detail(error)}): check the model input and anthropic-base-url.`
   }
-  if (error instanceof Anthropic.BadRequestError && retiredModel(error, model)) {
+  if (error instanceof BadRequestError && retiredModel(error, model)) {
     return `The model "${model}" is retired or deprecated (400 ${detail(error)}): set the model input to a current model, such as claude-sonnet-5-5.`
   }
-  if (error instanceof Anthropic.BadRequestError) {
+  if (error instanceof BadRequestError) {
     return `The model API rejected the request as invalid (400 ${detail(error)}).`
   }
-  if (error instanceof Anthropic.RateLimitError) {
+  if (error instanceof RateLimitError) {
     return `The model API kept rate-limiting the run (429 ${detail(error)}) ${retried}.`
   }
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (error instanceof APIConnectionTimeoutError) {
     return `The model API did not answer in time (${error.message}) ${retried}.`
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof APIConnectionError) {
     const why = rootCause(error) ?? error.message
     return `The model API could not be reached (${why}) ${retried}: check anthropic-base-url and the network.`
   }
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof APIError) {
     const status = error.status
     if (status === undefined && retriableInStream(error)) {
       const kind = errorType(error) === 'overloaded_error' ? 'overloaded' : 'failing'
@@ -162,7 +181,7 @@ export function describeModelError(error: unknown, model: string): string {
     return `The model API was ${kind} (${status} ${detail(error)}) ${retried}.`
   }
   if (error instanceof ForbiddenRequestError) return error.message
-  if (error instanceof Anthropic.AnthropicError) {
+  if (error instanceof AnthropicError) {
     return `The model request failed: ${error.message}`
   }
   return `Unexpected error: ${messageOf(error)}`
