@@ -11,7 +11,7 @@ import { admit } from './run/admit'
 import { openLive } from './run/live'
 import { startAgent } from './run/agent'
 import { finish, skip } from './run/finish'
-import { handBackChanges, readStart } from './run/handback'
+import { handBackChanges } from './run/handback'
 import { trustedGit } from './sandbox/trusted-git'
 import * as state from './run/state'
 import { ThreadSession, answerStop } from './thread'
@@ -54,12 +54,12 @@ export async function main(): Promise<void> {
   const repository = process.env.GITHUB_REPOSITORY
   const onFirstRequest = () => void github.start(progress)
   const git = trustedGit(workspace) // before the agent starts: every git the action runs is this one
-  const base = readStart(workspace, git)
   const agent = startAgent({ settings, task, workspace, git, repository, control, rec, out, onFirstRequest, thread })
   let result = await agent.result
   if (control.crash) result = { ...result, exitReason: 'error', error: control.crash }
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
+  const base = agent.base()
   const changes = await agent.handBack(c =>
     handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt, thread })
   )

@@ -22,7 +22,8 @@ import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
 import { localExec, type HandBackOptions } from '../changes'
 import { withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
-import { copySource } from './handback'
+import { copySource, readStart } from './handback'
+import type { Base } from '../changes'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -31,6 +32,8 @@ const CONTEXT_SHARE = 0.6
 export interface AgentRun {
   /** the loop's result, whatever ended it (never rejects) */
   result: Promise<RunResult>
+  /** the starting commit, read when the set-up starts (before any command runs), else when asked */
+  base: () => Promise<Base | undefined>
   /** stops what the commands left, hands their work to `fn` (where it is and how git reads it there), then puts back what the sandbox changed; problems are logged */
   handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T>
 }
@@ -52,7 +55,7 @@ export interface AgentContext {
 
 export function startAgent(ctx: AgentContext): AgentRun {
   const agent = new Agent(ctx)
-  return { result: agent.result, handBack: fn => agent.handBack(fn) }
+  return { result: agent.result, base: () => agent.base(), handBack: fn => agent.handBack(fn) }
 }
 
 /** Where the git configs' original bytes are kept (none mode), known to the post step before anything changes; then the sandbox's set-up. */
@@ -94,11 +97,15 @@ class Agent {
   private prepared: Promise<Sandbox>
   private sandbox: Sandbox | undefined
   private firstCall = true
+  private start: Promise<Base | undefined> | undefined
 
   constructor(private readonly ctx: AgentContext) {
     this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
     let start = () => {}
-    this.ready = this.prepared = new Promise<Sandbox>(resolve => (start = () => resolve(prepare(ctx, this.plan.runDir))))
+    // the starting commit first (the set-up may rewrite the workspace's git config), before the first command
+    this.ready = this.prepared = new Promise<Sandbox>(
+      resolve => (start = () => resolve(this.base().then(() => prepare(ctx, this.plan.runDir))))
+    )
     this.ready.catch(() => {}) // awaited later
     this.startSetup = () => {
       if (!this.setupStarted) start()
@@ -108,6 +115,11 @@ class Agent {
       ...ctx.rec.snapshot('the run failed while this command ran'),
       error: `Unexpected error: ${messageOf(error)}`
     }))
+  }
+
+  /** The starting commit: git's processes stay off the path to the first model request. */
+  base(): Promise<Base | undefined> {
+    return (this.start ??= readStart(this.ctx.workspace, this.ctx.git))
   }
 
   private async run(): Promise<RunResult> {
