@@ -370,7 +370,8 @@ describe('hide and put back (sandbox: none)', () => {
       }).toString()
       expect(shown).toContain('user.name=runner')
       expect(shown).not.toContain('credential.helper')
-      expect(redactor.redact(`${token} ${storePassword}`)).toBe('*** ***')
+      // each on its own: side by side, pieces of both may be masked as one run (redact-runs.ts), the space with them
+      for (const secret of [token, storePassword]) expect(redactor.redact(`(${secret})`)).toBe('(***)')
       expect(await hidden.restore()).toEqual([])
       expect(readFileSync(gitconfig).equals(before[0])).toBe(true)
       expect(readFileSync(store).equals(before[1])).toBe(true)
