@@ -3,9 +3,12 @@
 // real bash, real git, real processes, real sudo where the machine has it.
 //
 // Privilege kinds: the action as this test's own user (root in CI's first
-// pass, a non-root user with passwordless sudo in its second), and, when this
-// test runs as root and a user with passwordless sudo exists
-// (BASH_AGENT_SUDO_USER, default `runner`), the action launched as that user.
+// pass, a non-root user with passwordless sudo in its second, which is the
+// hosted-runner kind), and, when this test runs as root and BASH_AGENT_SUDO_USER
+// names a user with passwordless sudo (`runner` on a machine shaped like the
+// hosted images), the action launched as that user from a copy it owns. Not by
+// default: it is the same kind CI's second pass runs, and would double this
+// file's time in a newcomer's `npm test`.
 //
 // Processes are found from outside every namespace by what they run (a unique
 // argument) and by heartbeat files they keep writing in a folder the test made
@@ -46,8 +49,8 @@ interface Kind {
 }
 
 function sudoUser(): Kind['asUser'] {
-  if (!isRoot) return undefined
-  const name = process.env.BASH_AGENT_SUDO_USER || 'runner'
+  const name = process.env.BASH_AGENT_SUDO_USER
+  if (!isRoot || !name) return undefined
   // `id` asks NSS, as sudo does (the user may come from elsewhere than /etc/passwd)
   const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' })
   const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' })
@@ -62,7 +65,9 @@ const su = sudoUser()
 if (su) KINDS.push({ name: `${su.name} with passwordless sudo`, asUser: su })
 else if (isRoot)
   console.log(
-    'contain.test: no user with passwordless sudo (BASH_AGENT_SUDO_USER / runner): the sudo kind is skipped here; .ci/run creates one'
+    process.env.BASH_AGENT_SUDO_USER
+      ? `contain.test: ${process.env.BASH_AGENT_SUDO_USER} (BASH_AGENT_SUDO_USER) has no passwordless sudo: the action is not launched as that user here`
+      : 'contain.test: the action launched as a non-root user with sudo runs in .ci/run (its second pass), or here with BASH_AGENT_SUDO_USER=runner'
   )
 
 /** Run `argv` as root (we are, or through sudo). */
