@@ -8,17 +8,23 @@ import Sequencer from '@jest/test-sequencer'
 
 /** Seconds each slow file took in a full run on 2 shared cores (Dec 2026). */
 const MEASURED_S = {
-  'contain.test.ts': 95,
-  'thread.test.ts': 86,
-  'endings.test.ts': 84,
-  'github.test.ts': 79,
-  'handback.test.ts': 150,
-  'time-limit.test.ts': 15,
-  'e2e.test.ts': 55,
-  'inert.test.ts': 36,
-  'handback-big.test.ts': 35,
-  'envcreds-e2e.test.ts': 36,
-  'security.test.ts': 33
+  'handback.test.ts': 107,
+  'thread-branch.test.ts': 58,
+  'contain.test.ts': 58,
+  'thread.test.ts': 47,
+  'github.test.ts': 44,
+  'endings.test.ts': 43,
+  'attacks.test.ts': 32,
+  'e2e.test.ts': 25,
+  'sandbox.test.ts': 22,
+  'security.test.ts': 18,
+  'handback-big.test.ts': 17,
+  'workflows.test.ts': 16,
+  'inert.test.ts': 14,
+  'envcreds-e2e.test.ts': 14,
+  'network-e2e.test.ts': 13,
+  'credentials.test.ts': 13,
+  'time-limit.test.ts': 12
 }
 
 export default class MeasuredFirst extends Sequencer {
