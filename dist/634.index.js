@@ -267,7 +267,8 @@ throttling.triggersNotification = triggersNotification;
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 // The one GitHub client: Octokit with its retry plugin (5xx and network
 // errors: 3 retries after 1, 4 and 9 s) and throttling plugin (writes at least
-// 1 s apart, comment creation 3 s apart, rate limits waited out twice). Loading
+// 1 s apart, what notifies people, comments and pull requests, 3 s apart, rate
+// limits waited out twice; both spacings follow github-write-interval-ms). Loading
 // it (and @actions/github, which parses the event file when it loads) costs
 // tens of milliseconds, so it is imported lazily, once the first model request
 // is on its way; the reads before it go through ./rest.ts.
@@ -279,12 +280,15 @@ throttling.triggersNotification = triggersNotification;
 const GITHUB_RETRIES = 3;
 /** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
 const DEFAULT_WRITE_SPACING_MS = 1000;
-/** Our own group, so the spacing is a setting; one group for the process, as the plugin's own. */
-const writeGroups = new Map();
-function writeGroup(minTime) {
-    let g = writeGroups.get(minTime);
+/** Writes that notify people (a comment, a pull request): the plugin's 3 s, three times the write spacing. */
+const NOTIFICATION_SPACING_PER_WRITE_SPACING = 3;
+/** Our own groups, so the spacing is a setting; one group per kind and spacing for the process, as the plugin's own. */
+const octokit_groups = new Map();
+function group(kind, minTime) {
+    const id = `bash-agent-${kind}-${minTime}`;
+    let g = octokit_groups.get(id);
     if (!g)
-        writeGroups.set(minTime, (g = new (light_default()).Group({ id: `bash-agent-write-${minTime}`, maxConcurrent: 1, minTime })));
+        octokit_groups.set(id, (g = new (light_default()).Group({ id, maxConcurrent: 1, minTime })));
     return g;
 }
 function createOctokit(token, log, opts = {}) {
@@ -297,13 +301,15 @@ function createOctokit(token, log, opts = {}) {
         log(`GitHub ${kind} hit (${what}); retrying in ${after} s`);
         return count < 2;
     };
+    const spacingMs = opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS;
     const options = {
         ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
         log: { debug: () => { }, info: () => { }, warn: log, error: log },
         throttle: {
             onRateLimit: onLimit('rate limit'),
             onSecondaryRateLimit: onLimit('secondary rate limit'),
-            write: writeGroup(opts.writeSpacingMs ?? DEFAULT_WRITE_SPACING_MS)
+            write: group('write', spacingMs),
+            notifications: group('notifications', spacingMs * NOTIFICATION_SPACING_PER_WRITE_SPACING)
         },
         retry: { retries: GITHUB_RETRIES }
     };
