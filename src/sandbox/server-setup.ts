@@ -358,8 +358,7 @@ export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<s
     const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
     remounts.push([['remount', 'bind', 'ro', ...flags].join(','), m.at])
   }
-  for (const [at, why] of await mountEach(b, remounts))
-    if (fs.existsSync(at)) problems.push(`${at} stays writable (${why})`)
+  for (const [at, why] of await mountEach(b, remounts)) if (fs.existsSync(at)) problems.push(`${at} stays writable (${why})`)
   for (const h of hide) {
     const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])
     if (r.code !== 0) {
@@ -385,7 +384,8 @@ export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<s
  */
 async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, string]>): Promise<Array<[string, string]>> {
   if (!pairs.length) return []
-  const script = 'm=$1; shift; while [ $# -gt 1 ]; do e=$("$m" -o "$1" "$2" 2>&1) || printf \'%s\\0%s\\0\' "$2" "${e:-exit $?}"; shift 2; done'
+  const script =
+    'm=$1; shift; while [ $# -gt 1 ]; do e=$("$m" -o "$1" "$2" 2>&1) || printf \'%s\\0%s\\0\' "$2" "${e:-exit $?}"; shift 2; done'
   const r = await run(b.bash, ['--norc', '--noprofile', '-c', script, 'bash', b.mount, ...pairs.flat()])
   if (r.code !== 0) return pairs.map(([, at]) => [at, firstLine(r)])
   const out = r.stdout.toString().split('\0')
