@@ -20,10 +20,9 @@ import type { RunResult } from '../types'
 import { messageOf, untilAborted, within } from '../util'
 import type { RunControl } from './control'
 import type { ThreadSession } from '../thread'
-import { localExec, type HandBackOptions } from '../changes'
+import { localExec, type Base, type HandBackOptions } from '../changes'
 import { withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 import { copySource, readStart } from './handback'
-import type { Base } from '../changes'
 import type { Recorder } from './recorder'
 
 /** Share of the model's context window after which old tool results are elided. */
@@ -97,7 +96,7 @@ class Agent {
   private prepared: Promise<Sandbox>
   private sandbox: Sandbox | undefined
   private firstCall = true
-  private start: Promise<Base | undefined> | undefined
+  private startCommit: Promise<Base | undefined> | undefined
 
   constructor(private readonly ctx: AgentContext) {
     this.plan = planWorkdir(ctx.settings.sandbox, ctx.workspace)
@@ -119,7 +118,7 @@ class Agent {
 
   /** The starting commit: git's processes stay off the path to the first model request. */
   base(): Promise<Base | undefined> {
-    return (this.start ??= readStart(this.ctx.workspace, this.ctx.git))
+    return (this.startCommit ??= readStart(this.ctx.workspace, this.ctx.git))
   }
 
   private async run(): Promise<RunResult> {
