@@ -3,11 +3,23 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { trustedFile } from '../src/sandbox/privilege'
+import { mountEach } from '../src/sandbox/server-setup'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 
 const isRoot = process.platform === 'linux' && process.getuid?.() === 0
@@ -160,6 +172,47 @@ describe('the view', () => {
       open.splice(open.indexOf(s), 1)
     }
   )
+})
+
+describe('the remounts, in one process', () => {
+  // a stand-in for mount(8): fails for a path holding "stuck", with mount's kind of message; takes the rest
+  const fakeMount = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'fake-mount-'))
+    const mount = path.join(dir, 'mount')
+    writeFileSync(
+      mount,
+      '#!/bin/bash\n[ "$1" = -o ] || exit 64\ncase "$3" in *stuck*) echo "mount: $3: permission denied." >&2; echo second line >&2; exit 32;; esac\nprintf "%s\\n" "$2 $3" >> "${0%/*}/done"\n',
+      { mode: 0o755 }
+    )
+    return { dir, mount }
+  }
+
+  test('each pair becomes one mount; a failure names its path and the first line of why, whatever the path holds', async () => {
+    const { dir, mount } = fakeMount()
+    const odd = '/mnt/stuck dir\nwith a newline'
+    const failed = await mountEach({ bash: '/bin/bash', mount }, [
+      ['remount,bind,ro', '/a'],
+      ['remount,bind,ro,nosuid', '/b/stuck'],
+      ['remount,bind,ro,nodev', odd],
+      ['remount,bind,ro', '/c; touch /tmp/never']
+    ])
+    expect(failed).toEqual([
+      ['/b/stuck', 'mount: /b/stuck: permission denied.'],
+      [odd, `mount: ${odd.split('\n')[0]}`]
+    ])
+    // the options go with their own path; a path is an argument, never code
+    expect(readFileSync(path.join(dir, 'done'), 'utf8')).toBe('remount,bind,ro /a\nremount,bind,ro /c; touch /tmp/never\n')
+  })
+
+  test('when the shell cannot run, every mount is said to have failed', async () => {
+    const { mount } = fakeMount()
+    const failed = await mountEach({ bash: '/nonexistent/bash', mount }, [
+      ['remount,bind,ro', '/a'],
+      ['remount,bind,ro', '/b']
+    ])
+    expect(failed.map(([at]) => at)).toEqual(['/a', '/b'])
+    for (const [, why] of failed) expect(why).toMatch(/ENOENT|not found|exit/)
+  })
 })
 
 describe('trusted programs', () => {

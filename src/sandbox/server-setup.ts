@@ -382,7 +382,7 @@ export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<s
  * runner has dozens of mounts; each spawn cost the set-up ~10 ms). The pairs are arguments, never code.
  * Returns where it failed, with the first line of why.
  */
-async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, string]>): Promise<Array<[string, string]>> {
+export async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, string]>): Promise<Array<[string, string]>> {
   if (!pairs.length) return []
   const script =
     'm=$1; shift; while [ $# -gt 1 ]; do e=$("$m" -o "$1" "$2" 2>&1) || printf \'%s\\0%s\\0\' "$2" "${e:-exit $?}"; shift 2; done'
