@@ -191,9 +191,11 @@ describe.each(KINDS)('a fork bomb in one run ($name)', kind => {
     // were the limit shared by the runs, B could not fork once A's bomb holds 300 processes
     // A holds its bomb until B is done: the test ends A's `hold` sleep then (no fixed wait)
     const hold = `900.${randomBytes(3).readUIntBE(0, 3)}`
+    // the bomb is a POSIX sh loop: dash gives up at the first fork the limit refuses, its sleeps keep the
+    // processes held; bash would retry each refused fork for 15 s (1 + 2 + 4 + 8) before giving up
     const a = agent(
       [
-        bash(`ulimit -u 300; sleep ${hold} & hold=$!; (while :; do sleep ${tag} & done) 2>/dev/null; wait $hold; echo held`),
+        bash(`ulimit -u 300; sleep ${hold} & hold=$!; sh -c 'while :; do sleep ${tag} & done' 2>/dev/null; wait $hold; echo held`),
         text('Bombed.')
       ],
       {

@@ -60,6 +60,26 @@ describe('ReportComment (in process, real Octokit)', () => {
     }
   })
 
+  it('a failed request is retried after 1, 4 and 9 times the write interval; with none, still not three at once', async () => {
+    for (const [writeSpacingMs, base] of [
+      [200, 200],
+      [0, 100]
+    ]) {
+      const gh = await startFakeGitHub()
+      try {
+        const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs })
+        gh.fail('GET', /\/issues\/5$/, 502, 3)
+        await octokit.rest.issues.get({ ...REPO, issue_number: 5 }).catch(() => undefined)
+        const at = gh.requests.filter(r => r.method === 'GET').map(r => r.at)
+        expect(at).toHaveLength(4)
+        // lower bounds only (a little room for when each request reaches the server)
+        at.slice(1).forEach((x, i) => expect(x - at[i]).toBeGreaterThanOrEqual([1, 4, 9][i] * base - 20))
+      } finally {
+        await gh.close()
+      }
+    }
+  })
+
   it('throttles progress to the newest body and writes the final body last', async () => {
     const { gh, comment } = await setup()
     try {

@@ -268,7 +268,8 @@ throttling.triggersNotification = triggersNotification;
 // The one GitHub client: Octokit with its retry plugin (5xx and network
 // errors: 3 retries after 1, 4 and 9 s) and throttling plugin (writes at least
 // 1 s apart, what notifies people, comments and pull requests, 3 s apart, rate
-// limits waited out twice; both spacings follow github-write-interval-ms). Loading
+// limits waited out twice; the spacings and the retries' waits all follow
+// github-write-interval-ms: those figures are its default, 1000). Loading
 // it (and @actions/github, which parses the event file when it loads) costs
 // tens of milliseconds, so it is imported lazily, once the first model request
 // is on its way; the reads before it go through ./rest.ts.
@@ -280,6 +281,11 @@ throttling.triggersNotification = triggersNotification;
 const GITHUB_RETRIES = 3;
 /** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
 const DEFAULT_WRITE_SPACING_MS = 1000;
+/**
+ * The retries wait 1, 4 and 9 times this: the retry plugin's own 1 s at the default spacing. A GitHub
+ * without write spacing (0) still gets a moment between the attempts, not three at once.
+ */
+const MIN_RETRY_BASE_MS = 100;
 /** Writes that notify people (a comment, a pull request): the plugin's 3 s, three times the write spacing. */
 const NOTIFICATION_SPACING_PER_WRITE_SPACING = 3;
 /** Our own groups, so the spacing is a setting; one group per kind and spacing for the process, as the plugin's own. */
@@ -311,7 +317,7 @@ function createOctokit(token, log, opts = {}) {
             write: group('write', spacingMs),
             notifications: group('notifications', spacingMs * NOTIFICATION_SPACING_PER_WRITE_SPACING)
         },
-        retry: { retries: GITHUB_RETRIES }
+        retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: Math.max(spacingMs, MIN_RETRY_BASE_MS) }
     };
     return github/* getOctokit */.Q(token, options, dist_bundle/* retry */.L, throttling);
 }
