@@ -278,8 +278,8 @@ describe('endings', () => {
         if (chunk.includes(`$ sleep ${S2}`)) setTimeout(() => signal('SIGINT'), 300)
         if (chunk.includes('Received SIGINT') && !faulted) {
           faulted = true
-          // the final PATCH fails once (retried 1 s later); SIGTERM lands meanwhile
-          fakeGitHub.fail('PATCH', /\/issues\/comments\/\d+$/, 502, 1)
+          // the final PATCH fails three times (retried 0.1, 0.4 and 0.9 s later: the least waits); SIGTERM lands meanwhile
+          fakeGitHub.fail('PATCH', /\/issues\/comments\/\d+$/, 502, 3)
           setTimeout(() => child.kill('SIGTERM'), 400)
         }
       }

@@ -74,6 +74,7 @@ async function handback(s: {
 }): Promise<Handback> {
   const { dir: ws, base } = makeWorkspace()
   const db = await createFakeGitDb(ws, { repo: REPO, pulls: s.pulls?.(base) })
+  dirs.push(db.dir) // the checks read it after the run; removed with the workspaces
   const fake = await startFakeAnthropic([...s.script, text('Done: the work is in the working copy.')], { apiKey: API_KEY })
   const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' }, routes: db.routes })
   try {

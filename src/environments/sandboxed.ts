@@ -114,6 +114,15 @@ export class SandboxedEnvironment implements Sandbox {
     return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
   }
 
+  /**
+   * The recovery helper (a root process of its own) would find nothing to do: this process is root and
+   * sees the namespace empty, and there is no run folder, user or cgroup to remove (none mode).
+   */
+  private nothingForTheHelper(s: SavedState): boolean {
+    if (this.o.priv.kind !== 'root' || s.runDir || s.user || s.cgroup || !s.ns || !existsSync('/proc')) return false
+    return nsMembers(s.ns).length === 0
+  }
+
   /** End the server and the proxy, put back what was changed, remove the copy; the problems. */
   readonly release = (): Promise<string[]> => (this.released ??= this.releaseOnce())
 
@@ -125,7 +134,8 @@ export class SandboxedEnvironment implements Sandbox {
     if (!(await this.server.end(10_000))) problems.push('the command server did not end in time')
     await this.proxy?.stop()
     if (o.restore) problems.push(...(await o.restore()))
-    if (o.state) {
+    if (o.state && this.nothingForTheHelper(o.state)) o.save('')
+    else if (o.state) {
       // as root: what is left of the namespace, and the run folder (the copy)
       const r = await recoverAsRoot(o.state, 60_000)
       problems.push(...r.problems)
