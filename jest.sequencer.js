@@ -8,23 +8,23 @@ import Sequencer from '@jest/test-sequencer'
 
 /** Seconds each slow file took in a full run on 2 shared cores (Dec 2026). */
 const MEASURED_S = {
-  'handback.test.ts': 107,
-  'thread-branch.test.ts': 58,
-  'contain.test.ts': 58,
-  'thread.test.ts': 47,
-  'github.test.ts': 44,
-  'endings.test.ts': 43,
-  'attacks.test.ts': 32,
-  'e2e.test.ts': 25,
-  'sandbox.test.ts': 22,
-  'security.test.ts': 18,
-  'handback-big.test.ts': 17,
-  'workflows.test.ts': 16,
-  'inert.test.ts': 14,
-  'envcreds-e2e.test.ts': 14,
-  'network-e2e.test.ts': 13,
-  'credentials.test.ts': 13,
-  'time-limit.test.ts': 12
+  'handback.test.ts': 99,
+  'contain.test.ts': 52,
+  'endings.test.ts': 51,
+  'thread-branch.test.ts': 46,
+  'github.test.ts': 35,
+  'thread.test.ts': 34,
+  'sandbox.test.ts': 21,
+  'e2e.test.ts': 19,
+  'security.test.ts': 19,
+  'handback-big.test.ts': 15,
+  'workflows.test.ts': 14,
+  'attacks.test.ts': 12,
+  'time-limit.test.ts': 12,
+  'envcreds-e2e.test.ts': 12,
+  'credentials.test.ts': 11,
+  'inert.test.ts': 10,
+  'network-e2e.test.ts': 8
 }
 
 export default class MeasuredFirst extends Sequencer {
