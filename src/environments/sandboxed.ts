@@ -116,11 +116,11 @@ export class SandboxedEnvironment implements Sandbox {
 
   /**
    * The recovery helper (a root process of its own) would find nothing to do: this process is root and
-   * sees the namespace empty, and there is no run folder, user or cgroup to remove (none mode).
+   * sees the namespace empty (verifyGone, which trusts the helper under sudo: hence root only), and
+   * there is no run folder, user or cgroup to remove (none mode).
    */
   private nothingForTheHelper(s: SavedState): boolean {
-    if (this.o.priv.kind !== 'root' || s.runDir || s.user || s.cgroup || !s.ns || !existsSync('/proc')) return false
-    return nsMembers(s.ns).length === 0
+    return this.o.priv.kind === 'root' && !s.runDir && !s.user && !s.cgroup && existsSync('/proc') && this.verifyGone().ok
   }
 
   /** End the server and the proxy, put back what was changed, remove the copy; the problems. */
