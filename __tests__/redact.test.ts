@@ -148,6 +148,32 @@ describe('Redactor: known secrets', () => {
   })
 })
 
+describe('Redactor.contains', () => {
+  it('is true exactly when redact would change the text: every form, run, wrapped encoding and shape, and clean look-alikes', () => {
+    const wrap = (t: string, width: number) => t.match(new RegExp(`.{1,${width}}`, 'g'))?.join('\n') ?? ''
+    const texts = ['', 'plain words', 'ghp_short sk-ant-abc docs', 'version 1.2.3, file eyJfoo.eyJbar.baz', 'x'.repeat(100_000)]
+    for (const secret of SECRETS) {
+      texts.push(
+        `a ${secret} b`,
+        `run: ${secret.slice(3, 17)} end`,
+        `rev ${[...secret].reverse().join('')}`,
+        encodeURIComponent(secret),
+        `x ${b64(secret)} y`,
+        wrap(b64(`${'pad '.repeat(20)}${secret}${' tail'.repeat(20)}`), 16),
+        wrap(Buffer.from(secret).toString('hex'), 60),
+        `${'clean line\n'.repeat(50)}${secret.slice(0, 12)}`
+      )
+    }
+    texts.push(`token=ghs_${rand(36)}`, `Bearer ${b64url('{"alg":"RS256","typ":"JWT"}')}.${b64url('{"iss":"x","sub":"y"}')}.${rand(40)}`)
+    for (const text of texts)
+      expect({ text: text.slice(0, 60), found: redactor.contains(text) }).toEqual({
+        text: text.slice(0, 60),
+        found: redactor.redact(text) !== text
+      })
+    expect(texts.filter(t => redactor.contains(t)).length).toBeGreaterThan(20)
+  })
+})
+
 describe('Redactor: token-shaped strings with no known secret', () => {
   const r = new Redactor()
 

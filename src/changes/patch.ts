@@ -266,7 +266,8 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
   const secretFiles: FileChange[] = []
   for (let round = 0; ; round++) {
     // the line counts (numstat) only once nothing is held back for a limit: they read every blob
-    let files = parseRaw(await git([...DIFF_ARGS, '--raw', '-z', '--no-abbrev', against])).map(e => toChange(e, new Map()))
+    const raw = parseRaw(await git([...DIFF_ARGS, '--raw', '-z', '--no-abbrev', against]))
+    let files = raw.map(e => toChange(e, new Map()))
     const sizes = await blobSizes(
       git,
       files.flatMap(f => (f.newSha && f.newMode !== '160000' ? [f.newSha] : []))
@@ -274,8 +275,10 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
     let holds = checkLimits(files, sizes)
     let blobs = new Map<string, Buffer>()
     let diff = ''
-    if (holds.length === 0) {
-      files = await changesOf(git, DIFF_ARGS, [against])
+    // nothing changed: no line counts, blobs or diff to read (git would answer with nothing)
+    if (holds.length === 0 && files.length > 0) {
+      const stats = parseNumstat(await git([...DIFF_ARGS, '--numstat', '-z', against]))
+      files = raw.map(e => toChange(e, stats))
       blobs = await readBlobs(
         git,
         files.flatMap(f => (f.newSha ? [f.newSha] : []))

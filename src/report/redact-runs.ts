@@ -91,9 +91,10 @@ export class RunScanner {
   /**
    * Where runs covered by known windows are in `text`: flat [start, end, …]
    * pairs, in order, overlapping runs merged. A run starts and
-   * ends at a kept character; skipped ones inside it belong to it.
+   * ends at a kept character; skipped ones inside it belong to it. `first`:
+   * stop at the first run found.
    */
-  spans(text: string): number[] {
+  spans(text: string, first = false): number[] {
     const found: number[] = []
     if (this.#windows.size === 0 || text.length < SECRET_RUN_CHARS) return found
     const at = new Int32Array(SECRET_RUN_CHARS) // positions of the kept characters in the window (ring)
@@ -120,6 +121,7 @@ export class RunScanner {
       // touching runs stay apart: in joined wrapped lines they may be two lines' own runs
       if (found.length > 0 && found[found.length - 1] > start) found[found.length - 1] = i + 1
       else found.push(start, i + 1)
+      if (first) break
     }
     return found
   }

@@ -333,9 +333,16 @@ export class Redactor {
     }
   }
 
-  /** True when redact would change the text. */
+  /** True when redact would change the text: the same search, stopping at a run found and masking nothing. */
   contains(text: string): boolean {
-    return this.redact(text) !== text
+    try {
+      const s = typeof text === 'string' ? text : String(text)
+      const [pattern, known] = this.#compiled()
+      const hit = (t: string, p: RegExp | null) => (p !== null && matchSpans(t, p).length > 0) || this.#runs.spans(t, true).length > 0
+      return s.length > 0 && (hit(s, pattern) || wrappedSpans(s, t => (hit(t, known) ? [0, 1] : [])).length > 0 || redactJwts(s) !== s)
+    } catch {
+      return true // as redact, which says it failed
+    }
   }
 
   /**
