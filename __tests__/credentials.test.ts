@@ -96,12 +96,27 @@ interface Repo {
   config: string
 }
 
-function newRepo(dir: string): Repo {
+/** Several git commands (each `-C dir …`) in one shell: a git run forks the whole jest worker. */
+function gitBatch(commands: string[][]): void {
+  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`
+  execFileSync('sh', ['-c', commands.map(c => `git ${c.map(quote).join(' ')}`).join(' && ')], { env: GIT_ENV })
+}
+
+/** The commands that make a repository at `dir` (the folder is made here). */
+function repoCommands(dir: string): string[][] {
   mkdirSync(dir, { recursive: true })
-  git(dir, 'init', '-q', '-b', 'main')
-  git(dir, 'config', 'user.name', 'someone')
-  git(dir, 'config', 'remote.origin.url', 'https://github.com/octo-org/octo-repo')
-  return { dir, config: path.join(dir, '.git', 'config') }
+  return [
+    ['-C', dir, 'init', '-q', '-b', 'main'],
+    ['-C', dir, 'config', 'user.name', 'someone'],
+    ['-C', dir, 'config', 'remote.origin.url', 'https://github.com/octo-org/octo-repo']
+  ]
+}
+
+const repoAt = (dir: string): Repo => ({ dir, config: path.join(dir, '.git', 'config') })
+
+function newRepo(dir: string): Repo {
+  gitBatch(repoCommands(dir))
+  return repoAt(dir)
 }
 
 /** A workspace with checkouts at the top, two and three folders deep, a submodule, checkout v6's include and other credential kinds. */
@@ -115,19 +130,24 @@ function workspaceWithCheckouts() {
   const opaque = `Op4q-${alnum(10)}/x+y=z.${alnum(6)}` // no token shape: only what we learn from the file can redact it
   const urlPassword = `pw${alnum(20)}`
   const helperToken = alnum(40)
-  const top = newRepo(workspace)
-  git(workspace, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${jobToken}`)}`)
+  const top = repoAt(workspace)
+  const deps = repoAt(path.join(workspace, 'deps', 'lib'))
+  const deep = repoAt(path.join(workspace, 'a', 'b', 'c'))
   const credentials = path.join(runnerTemp, `git-credentials-${randomUUID()}.config`)
   writeFileSync(credentials, `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${b64(`x-access-token:${jobToken}`)}\n`)
-  git(workspace, 'config', `includeIf.gitdir:${workspace}/.git.path`, credentials)
-  git(workspace, 'config', 'includeIf.gitdir:/github/workspace/.git.path', `/github/runner_temp/${path.basename(credentials)}`)
-  const deps = newRepo(path.join(workspace, 'deps', 'lib'))
-  git(deps.dir, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}`)
-  const deep = newRepo(path.join(workspace, 'a', 'b', 'c'))
-  git(deep.dir, 'config', 'http.https://git.example.com/.extraheader', `AUTHORIZATION: bearer ${opaque}`)
-  git(deep.dir, 'config', 'remote.mirror.url', `https://deploy:${urlPassword}@git.example.com/o/r.git`)
-  git(deep.dir, 'config', `url.https://${helperToken}@github.com/.insteadOf`, 'https://github.com/')
-  git(deep.dir, 'config', 'credential.helper', `!f() { echo username=x; echo password=${helperToken}; }; f`)
+  gitBatch([
+    ...repoCommands(workspace),
+    ['-C', workspace, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${jobToken}`)}`],
+    ['-C', workspace, 'config', `includeIf.gitdir:${workspace}/.git.path`, credentials],
+    ['-C', workspace, 'config', 'includeIf.gitdir:/github/workspace/.git.path', `/github/runner_temp/${path.basename(credentials)}`],
+    ...repoCommands(deps.dir),
+    ['-C', deps.dir, 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x-access-token:${pat}`)}`],
+    ...repoCommands(deep.dir),
+    ['-C', deep.dir, 'config', 'http.https://git.example.com/.extraheader', `AUTHORIZATION: bearer ${opaque}`],
+    ['-C', deep.dir, 'config', 'remote.mirror.url', `https://deploy:${urlPassword}@git.example.com/o/r.git`],
+    ['-C', deep.dir, 'config', `url.https://${helperToken}@github.com/.insteadOf`, 'https://github.com/'],
+    ['-C', deep.dir, 'config', 'credential.helper', `!f() { echo username=x; echo password=${helperToken}; }; f`]
+  ])
   // a submodule: a gitfile pointing into the parent's .git/modules
   const modDir = path.join(workspace, '.git', 'modules', 'vendor', 'tool')
   mkdirSync(modDir, { recursive: true })

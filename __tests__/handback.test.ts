@@ -3,7 +3,8 @@
 // the action through the Git database of the fake GitHub (a real bare
 // repository standing for the repository on GitHub). Every committed tree is
 // checked entry by entry against the agent's copy (with `sandbox: none` the
-// workspace is the copy). Every case runs in both sandbox modes.
+// workspace is the copy). What the agent's work becomes runs in both sandbox
+// modes; where GitHub takes the commit runs once.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -16,7 +17,7 @@ import { createFakeGitDb, type FakeGitDb, type FakePull } from './helpers/fake-g
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { openFence } from '../src/report/render'
-import { gitEnv } from './helpers/git'
+import { copyTree, gitEnv } from './helpers/git'
 
 const API_KEY = 'sk-ant-api03-handbackTestKey000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -40,6 +41,17 @@ const NEW_BINARY = Buffer.from(Array.from({ length: 900 }, (_, i) => (i * 91 + 2
 function makeWorkspace(): { dir: string; base: string } {
   const dir = mkdtempSync(join(tmpdir(), 'handback-ws-'))
   dirs.push(dir)
+  template ??= makeTemplate()
+  copyTree(template.dir, dir)
+  return { dir, base: template.base }
+}
+
+/** Made once, copied for each case (see copyTree). */
+let template: { dir: string; base: string } | undefined
+
+function makeTemplate(): { dir: string; base: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'handback-template-'))
+  dirs.push(dir)
   mkdirSync(join(dir, 'src'))
   writeFileSync(join(dir, 'README.md'), '# Hello-World\n')
   writeFileSync(join(dir, 'src', 'add.js'), 'export function add(a, b) {\n  return a - b\n}\n')
@@ -47,11 +59,9 @@ function makeWorkspace(): { dir: string; base: string } {
   writeFileSync(join(dir, 'remove-me.txt'), 'going away\n')
   writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho hi\n')
   writeFileSync(join(dir, 'logo.bin'), BINARY)
-  git(dir, ['init', '-q', '-b', 'main'])
-  git(dir, ['add', '-A'])
-  git(dir, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'Initial commit'])
-  git(dir, ['branch', 'feature'])
-  return { dir, base: gitText(dir, ['rev-parse', 'HEAD']) }
+  const script =
+    'git init -q --template= -b main && git add -A && git -c commit.gpgsign=false commit -q -m "Initial commit" && git branch feature && git rev-parse HEAD'
+  return { dir, base: execFileSync('sh', ['-c', script], { cwd: dir, env: GIT_ENV }).toString('utf8').trim() }
 }
 
 interface Handback {
@@ -428,6 +438,34 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(Buffer.byteLength(r.run.summary)).toBeLessThanOrEqual(1024 * 1024)
   }, 240_000)
 
+  it('an agent-planted .gitattributes filter, textconv, fsmonitor and hooks run nothing, and the files keep their bytes', async () => {
+    const mark = join(mkdtempSync(join(tmpdir(), 'handback-mark-')), 'pwned')
+    const planted = [
+      `printf '* filter=evil diff=evil ident text eol=crlf\\n' > .gitattributes`,
+      `git config filter.evil.clean 'touch ${mark}.clean; cat' && git config filter.evil.smudge 'touch ${mark}.smudge; cat' && git config filter.evil.required true`,
+      `git config diff.evil.textconv 'touch ${mark}.textconv; cat' && git config diff.external 'touch ${mark}.external'`,
+      `git config core.fsmonitor 'touch ${mark}.fsmonitor'`,
+      `for h in pre-commit post-checkout post-index-change reference-transaction; do printf '#!/bin/sh\\ntouch ${mark}.hook\\n' > .git/hooks/$h; chmod +x .git/hooks/$h; done`,
+      `printf 'line one\\n$Id$\\n' > kept.txt`
+    ]
+    const r = await handback({ changes: 'branch', script: [bash(FIX, ...planted)] })
+    expect(r.run.code).toBe(0)
+    for (const suffix of ['clean', 'smudge', 'textconv', 'external', 'fsmonitor', 'hook'])
+      expect(existsSync(`${mark}.${suffix}`)).toBe(false)
+    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M', '.gitattributes': 'A', 'kept.txt': 'A' })
+    // nothing under .git/ ever leaves
+    expect(readFileSync(r.run.outputs.patch, 'utf8')).not.toMatch(/\.git\/(hooks|config)/)
+  }, 120_000)
+})
+
+// Where the commit goes and what the report says of it depend on GitHub's answers, not on where the
+// agent worked: the commit is made from the same checked patch in both modes, so these run once,
+// in the mode that costs least.
+describe('hand-back to GitHub (sandbox: none): where the commit goes, and when it cannot be made', () => {
+  beforeAll(() => {
+    mode = 'none'
+  })
+
   it('a pull request from a fork: no commit, the report says why and holds the diff', async () => {
     const r = await handback({
       changes: 'branch',
@@ -535,25 +573,6 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(r.run.code).toBe(0)
     expect(r.run.outputs.branch).toBe(`agent/issue-${ISSUE}-1234`)
     expect(r.comment).toContain('**No pull request**: the repository does not allow GitHub Actions to create pull requests')
-  }, 120_000)
-
-  it('an agent-planted .gitattributes filter, textconv, fsmonitor and hooks run nothing, and the files keep their bytes', async () => {
-    const mark = join(mkdtempSync(join(tmpdir(), 'handback-mark-')), 'pwned')
-    const planted = [
-      `printf '* filter=evil diff=evil ident text eol=crlf\\n' > .gitattributes`,
-      `git config filter.evil.clean 'touch ${mark}.clean; cat' && git config filter.evil.smudge 'touch ${mark}.smudge; cat' && git config filter.evil.required true`,
-      `git config diff.evil.textconv 'touch ${mark}.textconv; cat' && git config diff.external 'touch ${mark}.external'`,
-      `git config core.fsmonitor 'touch ${mark}.fsmonitor'`,
-      `for h in pre-commit post-checkout post-index-change reference-transaction; do printf '#!/bin/sh\\ntouch ${mark}.hook\\n' > .git/hooks/$h; chmod +x .git/hooks/$h; done`,
-      `printf 'line one\\n$Id$\\n' > kept.txt`
-    ]
-    const r = await handback({ changes: 'branch', script: [bash(FIX, ...planted)] })
-    expect(r.run.code).toBe(0)
-    for (const suffix of ['clean', 'smudge', 'textconv', 'external', 'fsmonitor', 'hook'])
-      expect(existsSync(`${mark}.${suffix}`)).toBe(false)
-    expectTreeMatchesCopy(r.db, r.base, r.run.outputs['commit-sha'], r.ws, { 'src/add.js': 'M', '.gitattributes': 'A', 'kept.txt': 'A' })
-    // nothing under .git/ ever leaves
-    expect(readFileSync(r.run.outputs.patch, 'utf8')).not.toMatch(/\.git\/(hooks|config)/)
   }, 120_000)
 })
 

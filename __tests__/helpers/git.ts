@@ -1,5 +1,7 @@
 // Git for the tests' own repositories: no system or global config of this machine, a fixed author.
 import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 
 export function gitEnv(name = 'a', email = 'a@example.com'): Record<string, string> {
   return {
@@ -16,3 +18,16 @@ export function gitEnv(name = 'a', email = 'a@example.com'): Record<string, stri
 
 /** `git args` in `cwd`; its output, trimmed. */
 export const git = (cwd: string, args: string[]): string => execFileSync('git', args, { cwd, env: gitEnv() }).toString().trim()
+
+/**
+ * A copy of a small tree (a template repository): directories and regular files only. A test's
+ * repositories are made once and copied, because every git run forks the whole jest worker.
+ */
+export function copyTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true })
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    if (e.isDirectory()) copyTree(join(from, e.name), join(to, e.name))
+    else if (e.isFile()) copyFileSync(join(from, e.name), join(to, e.name))
+    else throw new Error(`copyTree: ${join(from, e.name)} is neither a file nor a directory`)
+  }
+}

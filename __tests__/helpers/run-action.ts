@@ -13,6 +13,7 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { copyTree } from './git'
 
 const execFileP = promisify(execFile)
 
@@ -92,6 +93,7 @@ const created: string[] = []
 
 /** Remove every temp dir runAction created so far (call in afterAll). */
 export function cleanupRuns(): void {
+  template = undefined
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
@@ -301,11 +303,20 @@ export function parseWorkflowCommands(stdout: string): WorkflowCommand[] {
   return out
 }
 
-async function makeGitWorkspace(dir: string, home: string): Promise<string> {
-  mkdirSync(dir, { recursive: true })
+/**
+ * The default workspace, made once per test file (fixed names and dates: always the same commit)
+ * and copied for each run (see copyTree).
+ */
+let template: Promise<{ dir: string; sha: string }> | undefined
+
+async function makeTemplate(): Promise<{ dir: string; sha: string }> {
+  const root = mkdtempSync(join(tmpdir(), 'action-run-template-'))
+  created.push(root)
+  const dir = join(root, 'ws')
+  mkdirSync(dir)
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
+    HOME: root,
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_AUTHOR_NAME: 'Octo Cat',
     GIT_AUTHOR_EMAIL: 'octocat@example.com',
@@ -315,11 +326,16 @@ async function makeGitWorkspace(dir: string, home: string): Promise<string> {
     GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z'
   }
   writeFileSync(join(dir, 'README.md'), '# octo-repo\n\nA test repository.\n')
-  await execFileP('git', ['init', '-q', '-b', 'main'], { cwd: dir, env })
-  await execFileP('git', ['add', '-A'], { cwd: dir, env })
-  await execFileP('git', ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'Initial commit'], { cwd: dir, env })
-  const { stdout } = await execFileP('git', ['rev-parse', 'HEAD'], { cwd: dir, env })
-  return stdout.trim()
+  const script =
+    'git init -q --template= -b main && git add -A && git -c commit.gpgsign=false commit -q -m "Initial commit" && git rev-parse HEAD'
+  const { stdout } = await execFileP('sh', ['-c', script], { cwd: dir, env })
+  return { dir, sha: stdout.trim() }
+}
+
+async function makeGitWorkspace(dir: string): Promise<string> {
+  const t = await (template ??= makeTemplate())
+  copyTree(t.dir, dir)
+  return t.sha
 }
 
 export const inputEnvName = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
@@ -337,7 +353,7 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   let workspace = opts.workspace
   if (workspace === undefined) {
     workspace = join(root, 'workspace')
-    sha = await makeGitWorkspace(workspace, home)
+    sha = await makeGitWorkspace(workspace)
   }
 
   const eventPath = join(files, 'event.json')
