@@ -15,7 +15,9 @@
 // a deletion of a path the base tree lacks, parents that do not exist.
 // Permission failures come from FakeGitHub.fail().
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { deflateSync } from 'node:zlib'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ExtraRoute, RouteResult } from './fake-github'
@@ -92,12 +94,40 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
   await run(dir, ['init', '-q', '--bare', dir])
   await run(dir, ['fetch', '-q', seedFrom, '+refs/heads/*:refs/heads/*'])
   const git = (args: string[], input?: Buffer) => run(dir, args, input)
-  const exists = async (sha: string, type: string) => {
-    try {
-      return (await git(['cat-file', '-t', sha])).toString().trim() === type
-    } catch {
-      return false
+  /** The type of each object (undefined: none such), in one `cat-file --batch-check`. */
+  const typesOf = async (shas: string[]): Promise<(string | undefined)[]> => {
+    const valid = shas.map(s => /^[0-9a-f]{40}$/.test(s))
+    if (!valid.includes(true)) return shas.map(() => undefined)
+    const out = (
+      await git(
+        ['cat-file', '--batch-check'],
+        Buffer.from(
+          shas
+            .filter((_, i) => valid[i])
+            .map(s => `${s}\n`)
+            .join('')
+        )
+      )
+    )
+      .toString()
+      .split('\n')
+    let at = 0
+    return shas.map((_, i) => (valid[i] ? /^[0-9a-f]{40} (\w+) \d+$/.exec(out[at++])?.[1] : undefined))
+  }
+  const exists = async (sha: string, type: string) => (await typesOf([sha]))[0] === type
+  /**
+   * A blob written as git would (`hash-object -w`), without a git process for each: the fake gets one
+   * request a file, and every process forks the whole jest worker.
+   */
+  const writeBlob = (bytes: Buffer): string => {
+    const object = Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes])
+    const sha = createHash('sha1').update(object).digest('hex')
+    const file = join(dir, 'objects', sha.slice(0, 2), sha.slice(2))
+    if (!existsSync(file)) {
+      mkdirSync(join(dir, 'objects', sha.slice(0, 2)), { recursive: true })
+      writeFileSync(file, deflateSync(object), { mode: 0o444 })
     }
+    return sha
   }
   const branch = async (name: string) => {
     try {
@@ -133,7 +163,7 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
       handle: async (_m, body) => {
         if (typeof body.content !== 'string') return unprocessable('Invalid request.\n\n"content" wasn\'t supplied.')
         const bytes = body.encoding === 'base64' ? Buffer.from(body.content, 'base64') : Buffer.from(body.content, 'utf8')
-        const sha = (await git(['hash-object', '-w', '--stdin'], bytes)).toString().trim()
+        const sha = writeBlob(bytes)
         created.blobs.push(sha)
         return { status: 201, body: { sha, url: `https://api.github.com/repos/${repoName}/git/blobs/${sha}` } }
       }
@@ -153,6 +183,8 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
           } else await ix(['read-tree', '--empty'])
           const present = new Set((await ix(['ls-files', '-z'])).toString().split('\0').filter(Boolean))
           const lines: string[] = []
+          const given = body.tree.filter((e: { sha?: unknown }) => typeof e?.sha === 'string').map((e: { sha: string }) => e.sha)
+          const types = new Map((await typesOf(given)).map((t, i) => [given[i], t]))
           for (const e of body.tree) {
             if (
               typeof e.path !== 'string' ||
@@ -171,9 +203,8 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
               continue
             }
             let sha: string
-            if (typeof e.content === 'string')
-              sha = (await git(['hash-object', '-w', '--stdin'], Buffer.from(e.content, 'utf8'))).toString().trim()
-            else if (typeof e.sha === 'string' && (await exists(e.sha, 'blob'))) sha = e.sha
+            if (typeof e.content === 'string') sha = writeBlob(Buffer.from(e.content, 'utf8'))
+            else if (typeof e.sha === 'string' && types.get(e.sha) === 'blob') sha = e.sha
             else return unprocessable(`tree.sha ${JSON.stringify(e.sha)} is not a valid blob`)
             lines.push(`${e.mode} ${sha}\t${e.path}`)
           }
