@@ -8,23 +8,23 @@ import Sequencer from '@jest/test-sequencer'
 
 /** Seconds each slow file took in a full run on 2 shared cores (Dec 2026). */
 const MEASURED_S = {
-  'handback.test.ts': 99,
-  'contain.test.ts': 52,
-  'endings.test.ts': 51,
-  'thread-branch.test.ts': 46,
-  'github.test.ts': 35,
-  'thread.test.ts': 34,
-  'sandbox.test.ts': 21,
-  'e2e.test.ts': 19,
+  'handback.test.ts': 60,
+  'contain.test.ts': 50,
+  'endings.test.ts': 42,
+  'thread.test.ts': 36,
+  'thread-branch.test.ts': 34,
+  'github.test.ts': 33,
+  'sandbox.test.ts': 20,
+  'e2e.test.ts': 20,
   'security.test.ts': 19,
-  'handback-big.test.ts': 15,
-  'workflows.test.ts': 14,
-  'attacks.test.ts': 12,
+  'handback-big.test.ts': 14,
+  'envcreds-e2e.test.ts': 14,
+  'attacks.test.ts': 13,
   'time-limit.test.ts': 12,
-  'envcreds-e2e.test.ts': 12,
-  'credentials.test.ts': 11,
+  'workflows.test.ts': 11,
+  'network-e2e.test.ts': 11,
   'inert.test.ts': 10,
-  'network-e2e.test.ts': 8
+  'credentials.test.ts': 5
 }
 
 export default class MeasuredFirst extends Sequencer {

@@ -434,7 +434,9 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(patch.length).toBeGreaterThan(2 * HALF_25_MIB)
     expect(patch.match(/^diff --git /gm)).toHaveLength(5000)
     expect(patch).not.toContain('many/f4999.txt')
-    expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['big/a.txt', 'big/b.txt', 'many/f0001.txt', 'many/f4998.txt'])
+    // the patch is made by the same code from the copy or the workspace: applied once, the costly check
+    if (mode === 'user')
+      expectPatchApplies(r.run.outputs.patch, r.base, r.ws, ['big/a.txt', 'big/b.txt', 'many/f0001.txt', 'many/f4998.txt'])
     expect(Buffer.byteLength(r.run.summary)).toBeLessThanOrEqual(1024 * 1024)
   }, 240_000)
 
