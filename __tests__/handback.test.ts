@@ -17,7 +17,7 @@ import { createFakeGitDb, type FakeGitDb, type FakePull } from './helpers/fake-g
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { openFence } from '../src/report/render'
-import { copyTree, gitEnv } from './helpers/git'
+import { commitAll, copyTree, gitEnv } from './helpers/git'
 
 const API_KEY = 'sk-ant-api03-handbackTestKey000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -59,9 +59,7 @@ function makeTemplate(): { dir: string; base: string } {
   writeFileSync(join(dir, 'remove-me.txt'), 'going away\n')
   writeFileSync(join(dir, 'run.sh'), '#!/bin/sh\necho hi\n')
   writeFileSync(join(dir, 'logo.bin'), BINARY)
-  const script =
-    'git init -q --template= -b main && git add -A && git -c commit.gpgsign=false commit -q -m "Initial commit" && git branch feature && git rev-parse HEAD'
-  return { dir, base: execFileSync('sh', ['-c', script], { cwd: dir, env: GIT_ENV }).toString('utf8').trim() }
+  return { dir, base: commitAll(dir, GIT_ENV, 'git branch feature && ') }
 }
 
 interface Handback {

@@ -31,3 +31,9 @@ export function copyTree(from: string, to: string): void {
     else throw new Error(`copyTree: ${join(from, e.name)} is neither a file nor a directory`)
   }
 }
+
+/** `git init` (no template: no sample hooks to copy), add everything, commit, and the commit's sha: one shell, one fork. */
+export function commitAll(dir: string, env: Record<string, string>, after = ''): string {
+  const script = `git init -q --template= -b main && git add -A && git -c commit.gpgsign=false commit -q -m "Initial commit" && ${after}git rev-parse HEAD`
+  return execFileSync('sh', ['-c', script], { cwd: dir, env }).toString('utf8').trim()
+}

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { copyTree } from './git'
+import { commitAll, copyTree } from './git'
 
 const execFileP = promisify(execFile)
 
@@ -307,9 +307,9 @@ export function parseWorkflowCommands(stdout: string): WorkflowCommand[] {
  * The default workspace, made once per test file (fixed names and dates: always the same commit)
  * and copied for each run (see copyTree).
  */
-let template: Promise<{ dir: string; sha: string }> | undefined
+let template: { dir: string; sha: string } | undefined
 
-async function makeTemplate(): Promise<{ dir: string; sha: string }> {
+function makeTemplate(): { dir: string; sha: string } {
   const root = mkdtempSync(join(tmpdir(), 'action-run-template-'))
   created.push(root)
   const dir = join(root, 'ws')
@@ -326,16 +326,13 @@ async function makeTemplate(): Promise<{ dir: string; sha: string }> {
     GIT_COMMITTER_DATE: '2024-01-01T00:00:00Z'
   }
   writeFileSync(join(dir, 'README.md'), '# octo-repo\n\nA test repository.\n')
-  const script =
-    'git init -q --template= -b main && git add -A && git -c commit.gpgsign=false commit -q -m "Initial commit" && git rev-parse HEAD'
-  const { stdout } = await execFileP('sh', ['-c', script], { cwd: dir, env })
-  return { dir, sha: stdout.trim() }
+  return { dir, sha: commitAll(dir, env) }
 }
 
-async function makeGitWorkspace(dir: string): Promise<string> {
-  const t = await (template ??= makeTemplate())
-  copyTree(t.dir, dir)
-  return t.sha
+function makeGitWorkspace(dir: string): string {
+  template ??= makeTemplate()
+  copyTree(template.dir, dir)
+  return template.sha
 }
 
 export const inputEnvName = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
@@ -353,7 +350,7 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   let workspace = opts.workspace
   if (workspace === undefined) {
     workspace = join(root, 'workspace')
-    sha = await makeGitWorkspace(workspace)
+    sha = makeGitWorkspace(workspace)
   }
 
   const eventPath = join(files, 'event.json')
