@@ -29,7 +29,10 @@ describe('ReportComment (in process, real Octokit)', () => {
   const setup = async () => {
     const gh = await startFakeGitHub()
     const logs: string[] = []
-    const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', m => logs.push(m), { baseUrl: gh.url, writeSpacingMs: 0 })
+    const octokit = await createOctokit('ghs_unitTestToken000000000000000000000000', m => logs.push(m), {
+      baseUrl: gh.url,
+      writeSpacingMs: 0
+    })
     const comment = new ReportComment(
       octokit,
       REPO,
@@ -44,7 +47,7 @@ describe('ReportComment (in process, real Octokit)', () => {
   it('writes to GitHub are spaced by the configured interval (github-write-interval-ms); comments three times as far', async () => {
     const gh = await startFakeGitHub()
     try {
-      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 200 })
+      const octokit = await createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 200 })
       for (let i = 0; i < 3; i++) await octokit.rest.issues.createComment({ ...REPO, issue_number: 5, body: `c${i}` })
       const [first] = gh.comments.keys()
       for (let i = 0; i < 3; i++) await octokit.rest.issues.updateComment({ ...REPO, comment_id: first, body: `u${i}` })
@@ -67,7 +70,7 @@ describe('ReportComment (in process, real Octokit)', () => {
     ]) {
       const gh = await startFakeGitHub()
       try {
-        const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs })
+        const octokit = await createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs })
         gh.fail('GET', /\/issues\/5$/, 502, 3)
         await octokit.rest.issues.get({ ...REPO, issue_number: 5 }).catch(() => undefined)
         const at = gh.requests.filter(r => r.method === 'GET').map(r => r.at)

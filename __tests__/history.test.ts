@@ -239,7 +239,7 @@ describe('loadThreadHistory (real Octokit against the fake GitHub)', () => {
         login: 'github-actions[bot]',
         type: 'Bot'
       })
-      const octokit = createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url })
+      const octokit = await createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url })
       const load = await loadThreadHistory({
         repo,
         thread,

@@ -108851,7 +108851,7 @@ function streamExtractExternal(url_1, directory_1) {
 function downloadArtifactPublic(artifactId, repositoryOwner, repositoryName, token, options) {
     return download_artifact_awaiter(this, void 0, void 0, function* () {
         const downloadPath = yield resolveOrCreateDirectory(options === null || options === void 0 ? void 0 : options.path);
-        const api = lib_github/* getOctokit */.Q(token);
+        const api = lib_github.getOctokit(token);
         let digestMismatch = false;
         core/* info */.pq(`Downloading artifact '${artifactId}' from '${repositoryOwner}/${repositoryName}'`);
         const { headers, status } = yield api.rest.actions.downloadArtifact({
@@ -108969,8 +108969,8 @@ function getRetryOptions(defaultOptions, retries = defaultMaxRetryNumber, exempt
     return [retryOptions, requestOptions];
 }
 //# sourceMappingURL=retry-options.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/utils.js + 19 modules
-var utils = __webpack_require__(85555);
+// EXTERNAL MODULE: ./node_modules/@actions/github/lib/utils.js + 1 modules
+var utils = __webpack_require__(22032);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-request-log/dist-src/version.js
 const VERSION = "6.0.0";
 
@@ -109035,7 +109035,7 @@ function getArtifactPublic(artifactName, workflowRunId, repositoryOwner, reposit
             retry: retryOpts,
             request: requestOpts
         };
-        const github = (0,lib_github/* getOctokit */.Q)(token, opts, dist_bundle/* retry */.L, requestLog);
+        const github = (0,lib_github.getOctokit)(token, opts, dist_bundle/* retry */.L, requestLog);
         const getArtifactResp = yield github.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts{?name}', {
             owner: repositoryOwner,
             repo: repositoryName,
@@ -109136,7 +109136,7 @@ function deleteArtifactPublic(artifactName, workflowRunId, repositoryOwner, repo
             retry: retryOpts,
             request: requestOpts
         };
-        const github = (0,lib_github/* getOctokit */.Q)(token, opts, dist_bundle/* retry */.L, requestLog);
+        const github = (0,lib_github.getOctokit)(token, opts, dist_bundle/* retry */.L, requestLog);
         const getArtifactResp = yield getArtifactPublic(artifactName, workflowRunId, repositoryOwner, repositoryName, token);
         const deleteArtifactResp = yield github.rest.actions.deleteArtifact({
             owner: repositoryOwner,
@@ -109218,7 +109218,7 @@ function listArtifactsPublic(workflowRunId_1, repositoryOwner_1, repositoryName_
             retry: retryOpts,
             request: requestOpts
         };
-        const github = (0,lib_github/* getOctokit */.Q)(token, opts, dist_bundle/* retry */.L, requestLog);
+        const github = (0,lib_github.getOctokit)(token, opts, dist_bundle/* retry */.L, requestLog);
         let currentPageNumber = 1;
         const { data: listArtifactResponse } = yield github.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', {
             owner: repositoryOwner,

@@ -15,10 +15,14 @@ __webpack_require__.d(__webpack_exports__, {
   createOctokit: () => (/* binding */ createOctokit)
 });
 
-// EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
-var github = __webpack_require__(61351);
+// EXTERNAL MODULE: ./node_modules/@octokit/core/dist-src/index.js + 12 modules
+var dist_src = __webpack_require__(14730);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+var dist_bundle = __webpack_require__(93779);
+// EXTERNAL MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js + 3 modules
+var plugin_rest_endpoint_methods_dist_src = __webpack_require__(49210);
 // EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-var dist_bundle = __webpack_require__(49735);
+var plugin_retry_dist_bundle = __webpack_require__(49735);
 // EXTERNAL MODULE: ./node_modules/bottleneck/light.js
 var light = __webpack_require__(63251);
 var light_default = /*#__PURE__*/__webpack_require__.n(light);
@@ -264,19 +268,31 @@ throttling.VERSION = VERSION;
 throttling.triggersNotification = triggersNotification;
 
 
+// EXTERNAL MODULE: ./src/github/rest.ts
+var rest = __webpack_require__(66417);
 ;// CONCATENATED MODULE: ./src/github/octokit.ts
 // The one GitHub client: Octokit with its retry plugin (5xx and network
 // errors: 3 retries after 1, 4 and 9 s) and throttling plugin (writes at least
 // 1 s apart, what notifies people, comments and pull requests, 3 s apart, rate
 // limits waited out twice; the spacings and the retries' waits all follow
-// github-write-interval-ms: those figures are its default, 1000). Loading
-// it (and @actions/github, which parses the event file when it loads) costs
-// tens of milliseconds, so it is imported lazily, once the first model request
-// is on its way; the reads before it go through ./rest.ts.
+// github-write-interval-ms: those figures are its default, 1000). It is
+// imported lazily, once the first model request is on its way; the reads
+// before it go through ./rest.ts.
+//
+// Without a proxy it is the Octokit @actions/github builds (the same core and
+// plugins, its token and user agent) on Node's fetch: @actions/github always
+// loads the copy of undici it bundles for proxies (~1 MB of code and a second
+// WebAssembly HTTP parser, ~60 ms of CPU per run), which only a proxy needs.
+// With one set, @actions/github's own client honours it.
 
 
 
 
+
+
+
+/** What @actions/github's client is: the REST methods and pagination (the retry and throttling plugins add no methods we call). */
+const GitHub = dist_src/* Octokit */.E.plugin(plugin_rest_endpoint_methods_dist_src/* restEndpointMethods */._, dist_bundle/* paginateRest */.ud);
 /** Retries of a request that matters (the final report); progress updates get none. */
 const GITHUB_RETRIES = 3;
 /** GitHub's advice against secondary rate limits: at least a second between writes (the throttling plugin's default). */
@@ -297,7 +313,7 @@ function group(kind, minTime) {
         octokit_groups.set(id, (g = new (light_default()).Group({ id, maxConcurrent: 1, minTime })));
     return g;
 }
-function createOctokit(token, log, opts = {}) {
+async function createOctokit(token, log, opts = {}) {
     const onLimit = (kind) => (after, o, _k, count) => {
         const what = `${o.method ?? ''} ${o.url ?? ''}`.trim();
         if (o.request?.noRateLimitWait) {
@@ -319,7 +335,18 @@ function createOctokit(token, log, opts = {}) {
         },
         retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: Math.max(spacingMs, MIN_RETRY_BASE_MS) }
     };
-    return github/* getOctokit */.Q(token, options, dist_bundle/* retry */.L, throttling);
+    if ((0,rest/* proxyConfigured */.$o)(process.env)) {
+        const github = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(351)]).then(__webpack_require__.bind(__webpack_require__, 61351));
+        return github.getOctokit(token, options, plugin_retry_dist_bundle/* retry */.L, throttling);
+    }
+    const WithPlugins = GitHub.plugin(plugin_retry_dist_bundle/* retry */.L, throttling);
+    const direct = { ...options, auth: `token ${token}`, baseUrl: opts.baseUrl ?? (0,rest/* apiBase */.av)(), userAgent: userAgent() };
+    return new WithPlugins(direct);
+}
+/** @actions/github's user agent: Octokit's own, tagged with the job's orchestration id when the runner gives one. */
+function userAgent() {
+    const id = process.env.ACTIONS_ORCHESTRATION_ID?.trim();
+    return id ? `actions_orchestration_id/${id.replace(/[^a-z0-9_.-]/gi, '_')}` : undefined;
 }
 
 

@@ -19,24 +19,39 @@ import { setFlagsFromString } from 'node:v8'
 import { isPost, setCrash } from './run/state'
 import { messageOf } from './util'
 
-// Memory: undici parses HTTP with llhttp compiled to WebAssembly (Node's fetch
-// has one copy, the undici that @actions/github bundles another). V8 compiles it
-// with its baseline compiler (Liftoff), then again with TurboFan in background
-// threads, which takes ~15 MB per copy and kept the action's peak near 100 MB.
-// Liftoff code parses the few responses of a run just as well. It must be set
-// before TurboFan would compile any of it: Liftoff compiles first (undici starts
-// that when it loads), and TurboFan only once functions are hot, which checks
-// the flag then.
-try {
-  setFlagsFromString('--liftoff-only')
-} catch {
-  // not fatal: V8 ignores flags it does not know
+/**
+ * The main step's V8 flags. Memory: undici parses HTTP with llhttp compiled to
+ * WebAssembly (Node's fetch has one copy, the undici that @actions/github
+ * bundles another). V8 compiles it with Liftoff, then again with TurboFan in
+ * background threads, ~15 MB per copy, which kept the peak near 100 MB; Liftoff
+ * code parses a run's responses just as well, and TurboFan is asked for only
+ * once functions are hot, which checks the flag then. --expose-gc is for
+ * src/tools/bash.ts (set here too, so the flags change once).
+ *
+ * When: after the main step's modules are evaluated and Node's own undici is
+ * loaded (touching `Headers` loads it), not at start. A changed flag changes the
+ * hash V8 checks its code caches against, so each Node-internal module loaded
+ * after it is compiled from source: set at start, that cost ~50 ms of CPU, ~30 ms
+ * of it before the first model request.
+ */
+function setV8Flags(): void {
+  void (globalThis as { Headers?: unknown }).Headers
+  try {
+    setFlagsFromString('--liftoff-only')
+    setFlagsFromString('--expose-gc')
+  } catch {
+    // not fatal: V8 ignores flags it does not know
+  }
 }
 
 async function run(): Promise<void> {
   try {
     if (isPost()) await (await import('./post')).post()
-    else await (await import(/* webpackMode: "eager" */ './main')).main()
+    else {
+      const { main } = await import(/* webpackMode: "eager" */ './main')
+      setV8Flags()
+      await main()
+    }
   } catch (error) {
     const core = await import('./actions-core')
     const { Redactor, secretsFromEnv } = await import('./report/redact')

@@ -101,7 +101,7 @@ export async function post(): Promise<void> {
   const repo = repoOf(process.env.GITHUB_REPOSITORY)
   let comment: ReportComment | undefined
   if (settings.token && repo && (saved || thread)) {
-    const octokit = createOctokit(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs })
+    const octokit = await createOctokit(settings.token, out.warn, { writeSpacingMs: settings.writeSpacingMs })
     comment = new ReportComment(octokit, repo, thread, out.redact, out.warn, { existing: saved })
   }
   const published = await publish(outcome, meta, comment, out.redact, out.warn)

@@ -2,16 +2,26 @@
 // errors: 3 retries after 1, 4 and 9 s) and throttling plugin (writes at least
 // 1 s apart, what notifies people, comments and pull requests, 3 s apart, rate
 // limits waited out twice; the spacings and the retries' waits all follow
-// github-write-interval-ms: those figures are its default, 1000). Loading
-// it (and @actions/github, which parses the event file when it loads) costs
-// tens of milliseconds, so it is imported lazily, once the first model request
-// is on its way; the reads before it go through ./rest.ts.
-import * as github from '@actions/github'
+// github-write-interval-ms: those figures are its default, 1000). It is
+// imported lazily, once the first model request is on its way; the reads
+// before it go through ./rest.ts.
+//
+// Without a proxy it is the Octokit @actions/github builds (the same core and
+// plugins, its token and user agent) on Node's fetch: @actions/github always
+// loads the copy of undici it bundles for proxies (~1 MB of code and a second
+// WebAssembly HTTP parser, ~60 ms of CPU per run), which only a proxy needs.
+// With one set, @actions/github's own client honours it.
+import { Octokit as OctokitCore } from '@octokit/core'
+import { paginateRest } from '@octokit/plugin-paginate-rest'
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import Bottleneck from 'bottleneck/light.js'
+import { apiBase, proxyConfigured } from './rest'
 
-export type Octokit = ReturnType<typeof github.getOctokit>
+/** What @actions/github's client is: the REST methods and pagination (the retry and throttling plugins add no methods we call). */
+const GitHub = OctokitCore.plugin(restEndpointMethods, paginateRest)
+export type Octokit = InstanceType<typeof GitHub>
 type Log = (message: string) => void
 
 /** Retries of a request that matters (the final report); progress updates get none. */
@@ -44,7 +54,7 @@ function group(kind: 'write' | 'notifications', minTime: number): Bottleneck.Gro
   return g
 }
 
-export function createOctokit(token: string, log: Log, opts: { baseUrl?: string; writeSpacingMs?: number } = {}): Octokit {
+export async function createOctokit(token: string, log: Log, opts: { baseUrl?: string; writeSpacingMs?: number } = {}): Promise<Octokit> {
   const onLimit = (kind: string) => (after: number, o: LimitOptions, _k: unknown, count: number) => {
     const what = `${o.method ?? ''} ${o.url ?? ''}`.trim()
     if (o.request?.noRateLimitWait) {
@@ -66,5 +76,17 @@ export function createOctokit(token: string, log: Log, opts: { baseUrl?: string;
     },
     retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: Math.max(spacingMs, MIN_RETRY_BASE_MS) }
   }
-  return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling)
+  if (proxyConfigured(process.env)) {
+    const github = await import('@actions/github')
+    return github.getOctokit(token, options as Parameters<typeof github.getOctokit>[1], retry, throttling) as unknown as Octokit
+  }
+  const WithPlugins = GitHub.plugin(retry, throttling)
+  const direct = { ...options, auth: `token ${token}`, baseUrl: opts.baseUrl ?? apiBase(), userAgent: userAgent() }
+  return new WithPlugins(direct as ConstructorParameters<typeof WithPlugins>[0])
+}
+
+/** @actions/github's user agent: Octokit's own, tagged with the job's orchestration id when the runner gives one. */
+function userAgent(): string | undefined {
+  const id = process.env.ACTIONS_ORCHESTRATION_ID?.trim()
+  return id ? `actions_orchestration_id/${id.replace(/[^a-z0-9_.-]/gi, '_')}` : undefined
 }
