@@ -81,9 +81,14 @@ describe('settings', () => {
 
   test.each([
     ['max-turns', '0'],
+    ['max-turns', '-1'],
+    ['max-turns', '2.5'],
     ['max-turns', 'ten'],
     ['max-tokens', '-5'],
+    ['max-tokens', 'lots'],
+    ['command-timeout', '0'],
     ['command-timeout', '1.5'],
+    ['max-output-chars', '-100'],
     ['max-output-chars', 'lots'],
     ['timeout-minutes', '0'],
     ['timeout-minutes', '-1'],
@@ -91,6 +96,8 @@ describe('settings', () => {
     ['issue-number', 'abc'],
     ['max-cost-usd', '0'],
     ['max-cost-usd', '-1'],
+    ['max-cost-usd', '-2'],
+    ['max-cost-usd', 'abc'],
     ['max-cost-usd', 'free'],
     ['sandbox', 'docker']
   ])('%s=%s fails with one line naming the input', (name, value) => {
