@@ -2,14 +2,15 @@
 // real namespaces, real users (created here, removed in afterAll), real git.
 // The end-to-end attacks through dist/ are in contain.test.ts and security.test.ts.
 import { afterAll, describe, expect, test } from '@jest/globals'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
+import { nsMembers, procStat } from '../src/sandbox/proc'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
@@ -340,6 +341,30 @@ describe('user mode', () => {
     expect(s.mode).toBe('user')
     expect(await release(s)).toEqual([])
     expect(existsSync(marker)).toBe(false)
+  })
+
+  asRootOnly('a killed process its parent has not reaped yet (a zombie) is not counted as alive in its namespace', async () => {
+    // unshare stopped: the namespace's init, once killed, stays a zombie until unshare runs again
+    const un = spawn('unshare', ['--pid', '--fork', '--kill-child', 'sleep', '600'], { stdio: 'ignore' })
+    try {
+      let init: number | undefined
+      for (let i = 0; i < 200 && init === undefined; i++) {
+        init = readdirSync('/proc')
+          .filter(n => /^\d+$/.test(n))
+          .map(Number)
+          .find(p => procStat(p)?.ppid === un.pid)
+        if (init === undefined) await new Promise(r => setTimeout(r, 10))
+      }
+      const ns = readlinkSync(`/proc/${init}/ns/pid`)
+      expect(nsMembers(ns)).toEqual([init])
+      process.kill(un.pid!, 'SIGSTOP')
+      process.kill(init!, 'SIGKILL')
+      for (let i = 0; i < 200 && procStat(init!)?.state !== 'Z'; i++) await new Promise(r => setTimeout(r, 10))
+      expect(procStat(init!)?.state).toBe('Z')
+      expect(nsMembers(ns)).toEqual([])
+    } finally {
+      un.kill('SIGKILL')
+    }
   })
 
   withPrivilege('recovery by the post step from the saved state alone: the namespace killed, the run folder removed', async () => {

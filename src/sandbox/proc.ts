@@ -108,11 +108,14 @@ export function signal(pid: number): void {
   }
 }
 
-/** The processes in PID namespace `ns` (as /proc/PID/ns/pid reads, e.g. pid:[4026532]). */
+/**
+ * The living processes in PID namespace `ns` (as /proc/PID/ns/pid reads, e.g. pid:[4026532]). A zombie runs
+ * nothing: the namespace's killed init stays one until its parent (unshare) is scheduled to reap it.
+ */
 export function nsMembers(ns: string): number[] {
   return pids().filter(p => {
     try {
-      return readlinkSync(`/proc/${p}/ns/pid`) === ns
+      return readlinkSync(`/proc/${p}/ns/pid`) === ns && living(p)
     } catch {
       return false // gone, or not ours to look at
     }
