@@ -24,6 +24,13 @@ const GitHub = OctokitCore.plugin(restEndpointMethods, paginateRest)
 export type Octokit = InstanceType<typeof GitHub>
 type Log = (message: string) => void
 
+/** What a read before the first model request needs: Node's fetch with the token (./rest.ts), or Octokit when a proxy is set (only it honours one). */
+export interface EarlyAccess {
+  token: string
+  getOctokit: () => Promise<Octokit>
+  env?: NodeJS.ProcessEnv
+}
+
 /** Retries of a request that matters (the final report); progress updates get none. */
 export const GITHUB_RETRIES = 3
 

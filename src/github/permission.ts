@@ -4,8 +4,8 @@
 // answer as octokit.rest.repos.getCollaboratorPermissionLevel; 5xx and network
 // errors are retried like Octokit's retry plugin does (3 times, after 1, 4 and
 // 9 s).
-import type { Octokit } from './octokit'
-import { apiBase, fetchGitHub, proxyConfigured, repoPath, type EarlyAccess } from './rest'
+import type { EarlyAccess, Octokit } from './octokit'
+import { apiBase, fetchGitHub, proxyConfigured, repoPath } from './rest'
 import { sleep, type Repo } from '../util'
 
 const BASE_ROLES = new Set(['admin', 'maintain', 'write', 'triage', 'read'])

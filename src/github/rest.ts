@@ -8,13 +8,6 @@ import type { Repo } from '../util'
 export const proxyConfigured = (env: NodeJS.ProcessEnv): boolean =>
   Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy)
 
-/** What a read before the first model request needs: Node's fetch with the token, or Octokit when a proxy is set (only it honours one). */
-export interface EarlyAccess {
-  token: string
-  getOctokit: () => Promise<import('./octokit').Octokit>
-  env?: NodeJS.ProcessEnv
-}
-
 /** A request to GitHub that does not answer in this time is abandoned (and retried like any network error). */
 const FETCH_TIMEOUT_MS = 30_000
 

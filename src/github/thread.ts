@@ -1,8 +1,8 @@
 // The thread as GitHub holds it: who the action writes as, and the comments in
 // it. Octokit comes in as a parameter (main loads it lazily).
-import type { Octokit } from './octokit'
 import { MARKER, type Thread } from '../trigger'
-import { apiBase, fetchGitHub, proxyConfigured, repoPath, type EarlyAccess } from './rest'
+import type { EarlyAccess, Octokit } from './octokit'
+import { apiBase, fetchGitHub, proxyConfigured, repoPath } from './rest'
 import { sleep, statusOf, type Repo } from '../util'
 
 /** Reads for the thread happen before the first model request: one retry, not the three a final report gets. */
