@@ -254,9 +254,11 @@ const others = (): number[] => pids().filter(p => p !== process.pid && p !== 1 &
 
 /** Without a namespace, best effort: what still carries the run's key in its environment (env -i escapes it). */
 async function stopByKey(runKey: string | undefined): Promise<{ ok: boolean; detail?: string }> {
-  for (let round = 0; runKey && round < 20; round++) {
+  // done after three empty looks in a row: a process in the middle of an exec shows no environment for a moment
+  // (a shell exec-ing itself in a loop was missed by ~30% of single looks)
+  for (let round = 0, empty = 0; runKey && round < 20 && empty < 3; round++) {
     const found = withEnvEntry(`BASH_AGENT_RUN=${runKey}`)
-    if (!found.length) break
+    empty = found.length ? 0 : empty + 1
     for (const p of found) signal(p)
     await sleep(10)
   }
