@@ -2,6 +2,9 @@
 // and throttling plugins) against the fake GitHub API, in-process for the
 // comment's own logic and end to end (the built action) for the run.
 import { afterAll, describe, expect, it } from '@jest/globals'
+import http from 'node:http'
+import net from 'node:net'
+import type { Duplex } from 'node:stream'
 import { bash, startFakeAnthropic, text, type Reply } from './helpers/fake-anthropic'
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
@@ -200,6 +203,54 @@ describe('ReportComment (in process, real Octokit)', () => {
     expect(long.length).toBeLessThanOrEqual(COMMENT_LIMIT)
     expect(long).toMatch(/cut to fit GitHub’s comment limit\]\*$/)
     expect(long).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/) // no broken surrogate pair
+  })
+})
+
+describe('the GitHub client and proxies', () => {
+  it("with HTTP_PROXY set, GitHub is reached through the proxy (@actions/github's client honours it); without, directly", async () => {
+    const gh = await startFakeGitHub()
+    const target = new URL(gh.url)
+    const tunnels: string[] = []
+    // a forward proxy that tunnels every CONNECT to the fake GitHub, whatever host it names
+    const proxy = http.createServer((_req, res) => res.writeHead(405).end())
+    proxy.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      tunnels.push(String(req.url))
+      const up = net.connect(Number(target.port), target.hostname, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        up.write(head)
+        up.pipe(socket).on('error', () => up.destroy())
+        socket.pipe(up).on('error', () => socket.destroy())
+      })
+      up.on('error', () => socket.destroy())
+      socket.on('error', () => up.destroy())
+    })
+    await new Promise<void>(r => proxy.listen(0, '127.0.0.1', () => r()))
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY }
+    const token = 'ghs_unitTestToken000000000000000000000000'
+    try {
+      // @actions/github picks its proxy for GITHUB_API_URL (https://api.github.com here): HTTPS_PROXY
+      process.env.HTTPS_PROXY = process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`
+      delete process.env.NO_PROXY
+      // a name only the proxy can reach: a direct request could not resolve it
+      const via = await createOctokit(token, () => {}, { baseUrl: `http://github.invalid:${target.port}`, writeSpacingMs: 0 })
+      await via.rest.issues.createComment({ ...REPO, issue_number: 5, body: 'through the proxy' })
+      expect(tunnels).toEqual([`github.invalid:${target.port}`])
+      delete process.env.HTTP_PROXY
+      delete process.env.HTTPS_PROXY
+      const direct = await createOctokit(token, () => {}, { baseUrl: gh.url, writeSpacingMs: 0 })
+      await direct.rest.issues.createComment({ ...REPO, issue_number: 5, body: 'direct' })
+      expect(tunnels).toHaveLength(1)
+      const bodies = gh.requests.filter(r => r.method === 'POST').map(r => (r.body as { body?: string }).body)
+      expect(bodies).toEqual(['through the proxy', 'direct'])
+      expect(gh.requests.every(r => r.headers.authorization === `token ${token}`)).toBe(true)
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+      proxy.closeAllConnections()
+      await new Promise(r => proxy.close(r))
+      await gh.close()
+    }
   })
 })
 
