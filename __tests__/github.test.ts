@@ -207,7 +207,7 @@ describe('ReportComment (in process, real Octokit)', () => {
 })
 
 describe('the GitHub client and proxies', () => {
-  it("with HTTP_PROXY set, GitHub is reached through the proxy (@actions/github's client honours it); without, directly", async () => {
+  it("with a proxy set, GitHub is reached through it (@actions/github's client honours it); without, directly", async () => {
     const gh = await startFakeGitHub()
     const target = new URL(gh.url)
     const tunnels: string[] = []

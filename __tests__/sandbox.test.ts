@@ -10,7 +10,7 @@ import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
-import { nsMembers, procStat } from '../src/sandbox/proc'
+import { nsMembers, pids, procStat } from '../src/sandbox/proc'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
@@ -349,10 +349,7 @@ describe('user mode', () => {
     try {
       let init: number | undefined
       for (let i = 0; i < 200 && init === undefined; i++) {
-        init = readdirSync('/proc')
-          .filter(n => /^\d+$/.test(n))
-          .map(Number)
-          .find(p => procStat(p)?.ppid === un.pid)
+        init = pids().find(p => procStat(p)?.ppid === un.pid)
         if (init === undefined) await new Promise(r => setTimeout(r, 10))
       }
       const ns = readlinkSync(`/proc/${init}/ns/pid`)
