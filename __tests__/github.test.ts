@@ -29,6 +29,8 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 afterAll(() => cleanupRuns())
 
 describe('ReportComment (in process, real Octokit)', () => {
+  // the product's PROGRESS_INTERVAL_MS, shortened: these tests wait it out
+  const INTERVAL_MS = 1000
   const setup = async () => {
     const gh = await startFakeGitHub()
     const logs: string[] = []
@@ -41,7 +43,8 @@ describe('ReportComment (in process, real Octokit)', () => {
       REPO,
       { kind: 'issue', number: 5 },
       s => s.replace(/secret-\w+/g, '***'),
-      m => logs.push(m)
+      m => logs.push(m),
+      { interval: () => INTERVAL_MS }
     )
     return { gh, logs, comment }
   }
@@ -95,9 +98,9 @@ describe('ReportComment (in process, real Octokit)', () => {
         comment.progress(() => (rendered++, `progress ${i} secret-abc`))
         await sleep(10)
       }
-      // nothing before PROGRESS_INTERVAL_MS has passed since the comment was created
+      // nothing before INTERVAL_MS has passed since the comment was created
       expect(patches(gh)).toHaveLength(0)
-      await sleep(PROGRESS_INTERVAL_MS + 700)
+      await sleep(INTERVAL_MS + 700)
       expect(patches(gh).map(p => p.body.body)).toEqual(['progress 20 ***'])
       expect(rendered).toBe(1) // only the body that was sent was rendered
       comment.progress(() => 'progress 21')
@@ -121,7 +124,7 @@ describe('ReportComment (in process, real Octokit)', () => {
       expect(await comment.start('starting')).toBeUndefined()
       expect(logs.join('\n')).toContain('Could not create the progress comment')
       comment.progress(() => 'progress 1')
-      await sleep(PROGRESS_INTERVAL_MS + 700)
+      await sleep(INTERVAL_MS + 700)
       expect([...gh.comments.values()].map(c => c.body)).toEqual(['progress 1'])
       await comment.finish('final')
       expect([...gh.comments.values()].map(c => c.updates)).toEqual([['progress 1', 'final']])
@@ -166,7 +169,7 @@ describe('ReportComment (in process, real Octokit)', () => {
       }
       gh.fail('PATCH', /\/issues\/comments\/\d+$/, 403, 1, limited)
       comment.progress(() => 'progress 1')
-      await sleep(PROGRESS_INTERVAL_MS + 700)
+      await sleep(INTERVAL_MS + 700)
       expect(logs.join('\n')).toContain('skipping this progress update')
       gh.fail('PATCH', /\/issues\/comments\/\d+$/, 403, 1, limited)
       await comment.finish('final')

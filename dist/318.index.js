@@ -82,6 +82,7 @@ class ReportComment {
     sent = 0;
     finished = false;
     onCreate;
+    interval;
     constructor(octokit, repo, thread, redact, log, opts = {}) {
         this.octokit = octokit;
         this.repo = repo;
@@ -90,6 +91,7 @@ class ReportComment {
         this.log = log;
         this.ref = opts.existing;
         this.onCreate = opts.onCreate;
+        this.interval = opts.interval ?? progressInterval;
     }
     get comment() {
         return this.ref;
@@ -117,7 +119,7 @@ class ReportComment {
         });
         return this.creating;
     }
-    /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
+    /** Shows progress, at most once every interval; only the newest body is rendered and sent. */
     progress(body) {
         if (this.finished)
             return;
@@ -156,7 +158,7 @@ class ReportComment {
     schedule() {
         if (this.timer || this.inflight || this.creating || this.finished || this.pending === undefined)
             return;
-        const wait = Math.max(0, this.lastSent + progressInterval(this.sent) - Date.now());
+        const wait = Math.max(0, this.lastSent + this.interval(this.sent) - Date.now());
         this.timer = setTimeout(() => this.flush(), wait);
         this.timer.unref?.();
     }

@@ -336,7 +336,7 @@ async function createOctokit(token, log, opts = {}) {
         retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: Math.max(spacingMs, MIN_RETRY_BASE_MS) }
     };
     if ((0,rest/* proxyConfigured */.$o)(process.env)) {
-        const github = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(351)]).then(__webpack_require__.bind(__webpack_require__, 61351));
+        const github = await __webpack_require__.e(/* import() */ 351).then(__webpack_require__.bind(__webpack_require__, 61351));
         return github.getOctokit(token, options, plugin_retry_dist_bundle/* retry */.L, throttling);
     }
     const WithPlugins = GitHub.plugin(plugin_retry_dist_bundle/* retry */.L, throttling);

@@ -82,6 +82,7 @@ class ReportComment {
     sent = 0;
     finished = false;
     onCreate;
+    interval;
     constructor(octokit, repo, thread, redact, log, opts = {}) {
         this.octokit = octokit;
         this.repo = repo;
@@ -90,6 +91,7 @@ class ReportComment {
         this.log = log;
         this.ref = opts.existing;
         this.onCreate = opts.onCreate;
+        this.interval = opts.interval ?? progressInterval;
     }
     get comment() {
         return this.ref;
@@ -117,7 +119,7 @@ class ReportComment {
         });
         return this.creating;
     }
-    /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
+    /** Shows progress, at most once every interval; only the newest body is rendered and sent. */
     progress(body) {
         if (this.finished)
             return;
@@ -156,7 +158,7 @@ class ReportComment {
     schedule() {
         if (this.timer || this.inflight || this.creating || this.finished || this.pending === undefined)
             return;
-        const wait = Math.max(0, this.lastSent + progressInterval(this.sent) - Date.now());
+        const wait = Math.max(0, this.lastSent + this.interval(this.sent) - Date.now());
         this.timer = setTimeout(() => this.flush(), wait);
         this.timer.unref?.();
     }
@@ -564,7 +566,7 @@ async function createOctokit(token, log, opts = {}) {
         retry: { retries: GITHUB_RETRIES, retryAfterBaseValue: Math.max(spacingMs, MIN_RETRY_BASE_MS) }
     };
     if ((0,rest/* proxyConfigured */.$o)(process.env)) {
-        const github = await Promise.all(/* import() */[__webpack_require__.e(119), __webpack_require__.e(351)]).then(__webpack_require__.bind(__webpack_require__, 61351));
+        const github = await __webpack_require__.e(/* import() */ 351).then(__webpack_require__.bind(__webpack_require__, 61351));
         return github.getOctokit(token, options, plugin_retry_dist_bundle/* retry */.L, throttling);
     }
     const WithPlugins = GitHub.plugin(plugin_retry_dist_bundle/* retry */.L, throttling);

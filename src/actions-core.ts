@@ -1,7 +1,8 @@
 // The few @actions/core functions the run uses before its first model request, on Node's
 // built-ins: @actions/core itself loads @actions/http-client and its bundled undici (for OIDC),
 // about a megabyte of code compiled and evaluated at start. Same formats as @actions/core 3.
-import { appendFileSync, existsSync } from 'node:fs'
+import { appendFileSync, constants, existsSync } from 'node:fs'
+import { access, writeFile } from 'node:fs/promises'
 import { randomUUID } from 'node:crypto'
 import { EOL } from 'node:os'
 
@@ -78,4 +79,22 @@ export function startGroup(name: string): void {
 
 export function endGroup(): void {
   issueCommand('endgroup', {}, '')
+}
+
+/**
+ * `core.summary.addRaw(text, true).write({ overwrite: true })`: the step's job summary replaced by
+ * `text`. Here rather than from @actions/core, which would load its HTTP client (~1 MB) for it.
+ */
+export async function overwriteSummary(text: string): Promise<void> {
+  const file = process.env.GITHUB_STEP_SUMMARY
+  if (!file)
+    throw new Error(
+      'Unable to find environment variable for $GITHUB_STEP_SUMMARY. Check if your runtime environment supports job summaries.'
+    )
+  try {
+    await access(file, constants.R_OK | constants.W_OK)
+  } catch {
+    throw new Error(`Unable to access summary file: '${file}'. Check if the file has correct read/write permissions.`)
+  }
+  await writeFile(file, text + EOL, { encoding: 'utf8' })
 }

@@ -66,6 +66,8 @@ export interface ReportCommentOptions {
   existing?: CommentRef
   /** called once the comment exists (also when it is created late) */
   onCreate?: (ref: CommentRef) => void
+  /** the least time between progress updates once `sent` were sent (default progressInterval) */
+  interval?: (sent: number) => number
 }
 
 /**
@@ -85,6 +87,7 @@ export class ReportComment {
   private sent = 0
   private finished = false
   private readonly onCreate?: (ref: CommentRef) => void
+  private readonly interval: (sent: number) => number
 
   constructor(
     private readonly octokit: Octokit,
@@ -96,6 +99,7 @@ export class ReportComment {
   ) {
     this.ref = opts.existing
     this.onCreate = opts.onCreate
+    this.interval = opts.interval ?? progressInterval
   }
 
   get comment(): CommentRef | undefined {
@@ -128,7 +132,7 @@ export class ReportComment {
     return this.creating
   }
 
-  /** Shows progress, at most once every progressInterval(); only the newest body is rendered and sent. */
+  /** Shows progress, at most once every interval; only the newest body is rendered and sent. */
   progress(body: () => string): void {
     if (this.finished) return
     this.pending = body
@@ -166,7 +170,7 @@ export class ReportComment {
   /** Sets the timer for the pending body, unless one is set, a request is out, or the comment is being created. */
   private schedule(): void {
     if (this.timer || this.inflight || this.creating || this.finished || this.pending === undefined) return
-    const wait = Math.max(0, this.lastSent + progressInterval(this.sent) - Date.now())
+    const wait = Math.max(0, this.lastSent + this.interval(this.sent) - Date.now())
     this.timer = setTimeout(() => this.flush(), wait)
     this.timer.unref?.()
   }

@@ -69,9 +69,7 @@ export async function writeSummary(
   if (!process.env.GITHUB_STEP_SUMMARY) return false
   try {
     // overwrite: a summary written earlier in this step is replaced, never doubled
-    // @actions/core (and the HTTP client it loads) only here, at the end of the run
-    const { summary } = await import('@actions/core')
-    await summary.addRaw(summaryText(o, meta, redact), true).write({ overwrite: true })
+    await core.overwriteSummary(summaryText(o, meta, redact))
     return true
   } catch (error) {
     log(`Could not write the job summary: ${redact(messageOf(error))}`)
