@@ -343,6 +343,30 @@ describe('user mode', () => {
     expect(existsSync(marker)).toBe(false)
   })
 
+  withPrivilege(
+    'where unshare can make no network namespace, or no namespace at all, the run says which and works in the workspace',
+    async () => {
+      const real = execFileSync('sh', ['-c', 'command -v unshare']).toString().trim()
+      for (const [refuses, why, released] of [
+        ['case " $* " in *" --net "*) exit 1;; esac; ', 'network namespaces (unshare --net) are not available', []],
+        ['exit 1; ', 'PID namespaces (unshare) are not available', [expect.stringContaining('no PID namespace here')]]
+      ]) {
+        const { workspace } = repo()
+        const bin = mkdtempSync(path.join(tmp, 'unshare-bin-'))
+        writeFileSync(path.join(bin, 'unshare'), `#!/bin/sh\n${refuses}exec ${real} "$@"\n`, { mode: 0o755 })
+        const o = options({
+          workspace,
+          env: { PATH: `${bin}:${process.env.PATH}`, HOME: os.homedir() },
+          network: { mode: 'allowlist', allowed: [] }
+        })
+        const s = await prepare(o)
+        expect({ why, mode: s.mode }).toEqual({ why, mode: 'none' })
+        expect(o.logs.join('\n')).toContain(why)
+        expect(await release(s)).toEqual(released)
+      }
+    }
+  )
+
   asRootOnly('a killed process its parent has not reaped yet (a zombie) is not counted as alive in its namespace', async () => {
     // unshare stopped: the namespace's init, once killed, stays a zombie until unshare runs again
     const un = spawn('unshare', ['--pid', '--fork', '--kill-child', 'sleep', '600'], { stdio: 'ignore' })

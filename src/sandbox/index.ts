@@ -112,6 +112,8 @@ interface Host {
   bins: Record<string, string>
   priv: Privilege
   namespaced: boolean
+  /** network namespaces can be made too (probed only for a user sandbox with network: allowlist) */
+  netNamespaced: boolean
   launch: (config: ServerConfig) => ServerClient
   baseState: () => SavedState | undefined
   /** the node that runs as root: one nobody else could have changed */
@@ -131,8 +133,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (host.priv.kind === 'none') userWhy = host.priv.why
     else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
     else if (missing.length) userWhy = `${missing.join(', ')} not found`
-    else if (opts.network?.mode === 'allowlist' && !(await canUnshare(host.priv, host.bins.unshare, host.bins.true ?? '/bin/true', true)))
-      userWhy = 'network namespaces (unshare --net) are not available'
+    else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) userWhy = 'network namespaces (unshare --net) are not available'
     if (!userWhy) {
       const made = await prepareUser(host, found)
       if (typeof made !== 'string') return made
@@ -176,7 +177,11 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
-  const namespaced = priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true'))
+  const probe = async (net: boolean) =>
+    priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true', net))
+  // One probe when the run needs both: where a network namespace can be made with them, so can the PID and IPC ones.
+  const netNamespaced = opts.mode === 'user' && opts.network?.mode === 'allowlist' && (await probe(true))
+  const namespaced = netNamespaced || (await probe(false))
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
@@ -199,7 +204,19 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
           userdel: bins.userdel,
           key
         }
-  return { opts, log: opts.log, save: opts.saveState ?? (() => undefined), bins, priv, node, namespaced, launch, baseState, key }
+  return {
+    opts,
+    log: opts.log,
+    save: opts.saveState ?? (() => undefined),
+    bins,
+    priv,
+    node,
+    namespaced,
+    netNamespaced,
+    launch,
+    baseState,
+    key
+  }
 }
 
 /**
