@@ -177,11 +177,7 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
-  const probe = async (net: boolean) =>
-    priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true', net))
-  // One probe when the run needs both: where a network namespace can be made with them, so can the PID and IPC ones.
-  const netNamespaced = opts.mode === 'user' && opts.network?.mode === 'allowlist' && (await probe(true))
-  const namespaced = netNamespaced || (await probe(false))
+  const { namespaced, netNamespaced } = await namespaces(opts, priv, bins)
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient => {
     const argv = namespaced
@@ -204,19 +200,20 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
           userdel: bins.userdel,
           key
         }
-  return {
-    opts,
-    log: opts.log,
-    save: opts.saveState ?? (() => undefined),
-    bins,
-    priv,
-    node,
-    namespaced,
-    netNamespaced,
-    launch,
-    baseState,
-    key
-  }
+  const save = opts.saveState ?? (() => undefined)
+  return { opts, log: opts.log, save, bins, priv, node, namespaced, netNamespaced, launch, baseState, key }
+}
+
+/** Which namespaces unshare can make here: one probe when the run needs both (a network namespace made with the PID and IPC ones shows all three can be). */
+async function namespaces(
+  opts: SandboxOptions,
+  priv: Privilege,
+  bins: Record<string, string>
+): Promise<{ namespaced: boolean; netNamespaced: boolean }> {
+  const probe = async (net: boolean) =>
+    priv.kind !== 'none' && !!bins.bash && (await canUnshare(priv, bins.unshare, bins.true ?? '/bin/true', net))
+  const netNamespaced = opts.mode === 'user' && opts.network?.mode === 'allowlist' && (await probe(true))
+  return { namespaced: netNamespaced || (await probe(false)), netNamespaced }
 }
 
 /**
