@@ -10,9 +10,9 @@ export default {
   },
   testTimeout: 60000,
   verbose: false,
-  // Three on 2 cores: many tests wait (timers, retries, child processes), and a third file fills those
-  // waits. Measured Dec 6, same clone, both orders: 262 s against 290 s with 2, the same CPU seconds.
-  maxWorkers: 3,
+  // Two on 2 cores. Three measured faster (Dec 6: 262 s against 290 s, same CPU seconds), but under
+  // that load github.test's write-spacing case failed in .ci/run: not yet safe to turn on.
+  maxWorkers: 2,
   // The slowest files first, also on a clean clone (no cached times): see the file.
   testSequencer: '<rootDir>/jest.sequencer.js'
 }
