@@ -6,25 +6,25 @@
 // correctness.
 import Sequencer from '@jest/test-sequencer'
 
-/** Seconds each slow file took in a full run on 2 shared cores (Dec 2026). */
+/** Seconds each slow file took in a full run with three workers on 2 shared cores (Dec 6 2026). */
 const MEASURED_S = {
-  'handback.test.ts': 60,
-  'contain.test.ts': 50,
-  'endings.test.ts': 42,
-  'thread.test.ts': 36,
-  'thread-branch.test.ts': 34,
-  'github.test.ts': 33,
-  'sandbox.test.ts': 24,
-  'security.test.ts': 20,
-  'e2e.test.ts': 16,
-  'handback-big.test.ts': 14,
-  'envcreds-e2e.test.ts': 14,
-  'attacks.test.ts': 13,
+  'handback.test.ts': 115,
+  'contain.test.ts': 85,
+  'thread-branch.test.ts': 79,
+  'endings.test.ts': 52,
+  'thread.test.ts': 43,
+  'sandbox.test.ts': 35,
+  'github.test.ts': 32,
+  'security.test.ts': 29,
+  'e2e.test.ts': 25,
+  'envcreds-e2e.test.ts': 19,
+  'handback-big.test.ts': 19,
+  'network-e2e.test.ts': 16,
+  'workflows.test.ts': 16,
+  'inert.test.ts': 15,
+  'attacks.test.ts': 14,
   'time-limit.test.ts': 12,
-  'workflows.test.ts': 11,
-  'network-e2e.test.ts': 11,
-  'inert.test.ts': 10,
-  'credentials.test.ts': 5
+  'credentials.test.ts': 11
 }
 
 export default class MeasuredFirst extends Sequencer {

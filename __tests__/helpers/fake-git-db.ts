@@ -94,25 +94,19 @@ export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; p
   await run(dir, ['init', '-q', '--bare', dir])
   await run(dir, ['fetch', '-q', seedFrom, '+refs/heads/*:refs/heads/*'])
   const git = (args: string[], input?: Buffer) => run(dir, args, input)
-  /** The type of each object (undefined: none such), in one `cat-file --batch-check`. */
+  /** Types already asked: objects are never removed, so an answer stays true (and saves a git process, a fork of the jest worker). */
+  const known = new Map<string, string>()
+  /** The type of each object (undefined: none such), in one `cat-file --batch-check` for those not known yet. */
   const typesOf = async (shas: string[]): Promise<(string | undefined)[]> => {
-    const valid = shas.map(s => /^[0-9a-f]{40}$/.test(s))
-    if (!valid.includes(true)) return shas.map(() => undefined)
-    const out = (
-      await git(
-        ['cat-file', '--batch-check'],
-        Buffer.from(
-          shas
-            .filter((_, i) => valid[i])
-            .map(s => `${s}\n`)
-            .join('')
-        )
-      )
-    )
-      .toString()
-      .split('\n')
-    let at = 0
-    return shas.map((_, i) => (valid[i] ? /^[0-9a-f]{40} (\w+) \d+$/.exec(out[at++])?.[1] : undefined))
+    const ask = [...new Set(shas.filter(s => /^[0-9a-f]{40}$/.test(s) && !known.has(s)))]
+    if (ask.length > 0) {
+      const out = (await git(['cat-file', '--batch-check'], Buffer.from(ask.map(s => `${s}\n`).join('')))).toString().split('\n')
+      ask.forEach((sha, i) => {
+        const type = /^[0-9a-f]{40} (\w+) \d+$/.exec(out[i])?.[1]
+        if (type) known.set(sha, type)
+      })
+    }
+    return shas.map(s => known.get(s))
   }
   const exists = async (sha: string, type: string) => (await typesOf([sha]))[0] === type
   /**
