@@ -379,6 +379,9 @@ describe('user mode', () => {
       const ns = readlinkSync(`/proc/${init}/ns/pid`)
       expect(nsMembers(ns)).toEqual([init])
       process.kill(un.pid!, 'SIGSTOP')
+      // a signal is delivered when the target next runs: only once unshare shows stopped can it not reap
+      for (let i = 0; i < 200 && procStat(un.pid!)?.state !== 'T'; i++) await new Promise(r => setTimeout(r, 10))
+      expect(procStat(un.pid!)?.state).toBe('T')
       process.kill(init!, 'SIGKILL')
       for (let i = 0; i < 200 && procStat(init!)?.state !== 'Z'; i++) await new Promise(r => setTimeout(r, 10))
       expect(procStat(init!)?.state).toBe('Z')
