@@ -10,9 +10,10 @@ export default {
   },
   testTimeout: 60000,
   verbose: false,
-  // Three on 2 cores: the tests mostly wait on child processes and servers, and a third worker fills
-  // that time (Dec 6: 262 s against 290 s, same CPU seconds). Nothing may depend on load: timing
-  // assertions are lower bounds measured where the product acts (e.g. when Octokit sends).
+  // Three on 2 cores: many tests wait on child processes, servers and timers, and a third worker fills
+  // those waits when the cores have room (Dec 6: 262 s against 290 s; on a busier day, no slower).
+  // Nothing may depend on load: timing assertions are lower bounds taken where the product acts
+  // (e.g. when Octokit sends). .ci/run gives its root pass two: other checks run beside it.
   maxWorkers: 3,
   // The slowest files first, also on a clean clone (no cached times): see the file.
   testSequencer: '<rootDir>/jest.sequencer.js'
