@@ -378,13 +378,16 @@ describe('user mode', () => {
       }
       const ns = readlinkSync(`/proc/${init}/ns/pid`)
       expect(nsMembers(ns)).toEqual([init])
+      /** The state of `pid` once it is `want`, or after 2 s. */
+      const reached = async (pid: number, want: string) => {
+        for (let i = 0; i < 200 && procStat(pid)?.state !== want; i++) await new Promise(r => setTimeout(r, 10))
+        return procStat(pid)?.state
+      }
       process.kill(un.pid!, 'SIGSTOP')
       // a signal is delivered when the target next runs: only once unshare shows stopped can it not reap
-      for (let i = 0; i < 200 && procStat(un.pid!)?.state !== 'T'; i++) await new Promise(r => setTimeout(r, 10))
-      expect(procStat(un.pid!)?.state).toBe('T')
+      expect(await reached(un.pid!, 'T')).toBe('T')
       process.kill(init!, 'SIGKILL')
-      for (let i = 0; i < 200 && procStat(init!)?.state !== 'Z'; i++) await new Promise(r => setTimeout(r, 10))
-      expect(procStat(init!)?.state).toBe('Z')
+      expect(await reached(init!, 'Z')).toBe('Z')
       expect(nsMembers(ns)).toEqual([])
     } finally {
       un.kill('SIGKILL')
