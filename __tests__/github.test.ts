@@ -68,9 +68,10 @@ describe('ReportComment (in process, real Octokit)', () => {
       expect(gh.requests.filter(r => r.method === 'POST')).toHaveLength(3)
       expect(at('POST')).toHaveLength(3)
       expect(at('PATCH')).toHaveLength(3)
-      // lower bounds only: the spacing is a minimum, never a race
-      for (const gap of gaps(at('POST'))) expect(gap).toBeGreaterThanOrEqual(550) // 600: beyond the 200 of other writes
-      for (const gap of gaps(at('PATCH'))) expect(gap).toBeGreaterThanOrEqual(150)
+      // lower bounds only, with room for the steps between the throttle's start and the send (a busy
+      // worker compiles them the first time): the spacing is a minimum, never a race
+      for (const gap of gaps(at('POST'))) expect(gap).toBeGreaterThanOrEqual(400) // 600: beyond the 200 of other writes
+      for (const gap of gaps(at('PATCH'))) expect(gap).toBeGreaterThanOrEqual(100)
     } finally {
       await gh.close()
     }
