@@ -27,20 +27,51 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
 
 /** The few file operations the throwaway repository needs, done by whoever runs git. */
 export interface ScratchFs {
-  mkdtemp(prefix: string): Promise<string>
-  mkdir(path: string): Promise<void>
+  /** A new private folder `prefix`XXXXXXXXXX holding `dirs` and `files` (our own relative paths). */
+  mkdtemp(prefix: string, dirs: string[], files: Array<[string, string]>): Promise<string>
   write(path: string, content: string): Promise<void>
   rm(path: string): Promise<void>
 }
 
+function fill(root: string, dirs: string[], files: Array<[string, string]>): void {
+  for (const d of dirs) mkdirSync(join(root, d), { recursive: true })
+  for (const [f, content] of files) writeFileSync(join(root, f), content)
+}
+
 export const localScratch: ScratchFs = {
-  mkdtemp: async prefix => mkdtempSync(prefix),
-  mkdir: async path => void mkdirSync(path, { recursive: true }),
+  mkdtemp: async (prefix, dirs, files) => {
+    const root = mkdtempSync(prefix)
+    try {
+      fill(root, dirs, files)
+    } catch (error) {
+      rmSync(root, { recursive: true, force: true })
+      throw error
+    }
+    return root
+  },
   write: async (path, content) => writeFileSync(path, content),
   rm: async path => rmSync(path, { recursive: true, force: true })
 }
 
-/** The same through `exec` (no shell of the agent's: sh -c with the path as an argument). */
+/**
+ * The folder with its parts in one shell (each process forked by a server or
+ * the action costs its whole memory's page tables): `$2` is the folders, split
+ * on spaces (ours, checked), then pairs of a file and its content. A folder
+ * half made is removed.
+ */
+const MAKE_SCRATCH = [
+  'set -e',
+  'root=$(mktemp -d "$1")',
+  `trap 'rm -rf -- "$root"' EXIT`,
+  'cd "$root"',
+  'mkdir -p -- $2',
+  'shift 2',
+  `while [ $# -gt 1 ]; do printf '%s' "$2" > "$1"; shift 2; done`,
+  'trap - EXIT',
+  `printf '%s' "$root"`
+].join('\n')
+
+/** The same through `exec` (no shell of the agent's: sh -c with the paths as arguments). */
 export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
   const must = async (file: string, args: string[], input?: Buffer) => {
     const r = await exec(file, args, { env, input, cwd: '/' })
@@ -48,9 +79,11 @@ export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs 
     return r.stdout.toString('utf8').trim()
   }
   return {
-    mkdtemp: prefix => must('mktemp', ['-d', `${prefix}XXXXXXXXXX`]),
-    mkdir: async path => void (await must('mkdir', ['-p', '--', path])),
-    write: async (path, content) => void (await must('sh', ['-c', 'cat > "$1"', 'sh', path], Buffer.from(content))),
+    mkdtemp: (prefix, dirs, files) => {
+      if (!dirs.every(d => /^[\w./-]+$/.test(d))) throw new PatchError(`not a scratch folder: ${dirs.join(' ')}`)
+      return must('sh', ['-c', MAKE_SCRATCH, 'sh', `${prefix}XXXXXXXXXX`, dirs.join(' '), ...files.flat()])
+    },
+    write: async (path, content) => void (await must('sh', ['-c', 'exec cat > "$1"', 'sh', path], Buffer.from(content))),
     rm: async path => void (await must('rm', ['-rf', '--', path]))
   }
 }
@@ -68,18 +101,39 @@ export interface ScratchRepository {
 }
 
 /**
- * A bare repository in `root` (HEAD, objects/, refs/ and info/ made by hand,
- * so no template is copied) whose store borrows `objects` read-only, with
- * neutral attributes for every path and an empty home.
+ * A bare repository's parts (HEAD, objects/, refs/ and info/ made by hand, so
+ * no template is copied) whose store borrows `objects` read-only, with neutral
+ * attributes for every path and an empty home: relative to its folder.
  */
-export async function scratchRepository(fs: ScratchFs, root: string, objects: string[]): Promise<ScratchRepository> {
-  const repo = { gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') }
-  await fs.mkdir(repo.home)
-  for (const d of ['objects/info', 'refs/heads', 'info']) await fs.mkdir(join(repo.gitDir, d))
-  await fs.write(join(repo.gitDir, 'HEAD'), 'ref: refs/heads/main\n')
-  await fs.write(join(repo.gitDir, 'objects', 'info', 'alternates'), `${objects.join('\n')}\n`)
-  await fs.write(join(repo.gitDir, 'info', 'attributes'), NEUTRAL_ATTRIBUTES)
-  return repo
+function layout(objects: string[]): { dirs: string[]; files: Array<[string, string]> } {
+  return {
+    dirs: ['home', 'git/objects/info', 'git/refs/heads', 'git/info'],
+    files: [
+      ['git/HEAD', 'ref: refs/heads/main\n'],
+      ['git/objects/info/alternates', `${objects.join('\n')}\n`],
+      ['git/info/attributes', NEUTRAL_ATTRIBUTES]
+    ]
+  }
+}
+
+const partsIn = (root: string): ScratchRepository => ({ gitDir: join(root, 'git'), index: join(root, 'index'), home: join(root, 'home') })
+
+/** A new scratch repository (see layout) in a folder `prefix`XXXXXXXXXX, made by `fs`. */
+export async function newScratchRepository(
+  fs: ScratchFs,
+  prefix: string,
+  objects: string[]
+): Promise<{ root: string; repo: ScratchRepository }> {
+  const { dirs, files } = layout(objects)
+  const root = await fs.mkdtemp(prefix, dirs, files)
+  return { root, repo: partsIn(root) }
+}
+
+/** A scratch repository (see layout) in the existing local folder `root`. */
+export function scratchRepositoryIn(root: string, objects: string[]): ScratchRepository {
+  const { dirs, files } = layout(objects)
+  fill(root, dirs, files)
+  return partsIn(root)
 }
 
 /** A git run in the throwaway repository, with nothing of the agent's config or code in play. */

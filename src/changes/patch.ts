@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { checkLimits, checkSecrets, checkShapes } from './checks'
-import { localScratch, PatchError, safeGit, scratchRepository, type ScratchFs } from './git'
+import { localScratch, newScratchRepository, PatchError, safeGit, type ScratchFs } from './git'
 import type { FileChange, FileStatus } from './files'
 
 export { sectionsOf, type FileChange, type FileStatus } from './files'
@@ -202,9 +202,12 @@ const DIFF_ARGS = ['diff', '--cached', '-M', '--no-ext-diff', '--no-textconv', '
  */
 export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
   const fs = opts.scratch ?? localScratch
-  const root = await fs.mkdtemp(join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'))
+  const { root, repo: scratch } = await newScratchRepository(
+    fs,
+    join(opts.tmpDir ?? tmpdir(), 'bash-agent-patch-'),
+    opts.baseObjects.split(':')
+  )
   try {
-    const scratch = await scratchRepository(fs, root, opts.baseObjects.split(':'))
     const git = safeGit(opts.exec, scratch, opts.workdir, opts.path ?? process.env.PATH ?? '/usr/bin:/bin')
     const start = opts.diffBase ?? opts.baseSha
     await git(['read-tree', start])

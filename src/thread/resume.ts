@@ -26,7 +26,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readBase, type Base, type ChangesReport, type Exec } from '../changes'
-import { localScratch, safeGit, SAFE_GIT_CONFIG, safeGitEnv, scratchRepository } from '../changes/git'
+import { safeGit, SAFE_GIT_CONFIG, safeGitEnv, scratchRepositoryIn } from '../changes/git'
 import { inlineCode } from '../changes/render'
 import type { Sandbox } from '../sandbox'
 import { messageOf } from '../util'
@@ -158,7 +158,7 @@ const SAFE_C = [...SAFE_GIT_CONFIG, '-c', 'safe.directory=*']
 
 /** A scratch repository whose store borrows `objects`, with an empty work tree. */
 async function scratchRepo(exec: Exec, dir: string, objects: string) {
-  const scratch = await scratchRepository(localScratch, dir, [objects])
+  const scratch = scratchRepositoryIn(dir, [objects])
   mkdirSync(join(dir, 'wt'))
   return {
     git: safeGit(exec, scratch, join(dir, 'wt'), process.env.PATH ?? '/usr/bin:/bin'),
