@@ -22,7 +22,7 @@ import { join } from 'node:path'
 import { computePatch, type FileChange, type Patch } from '../src/changes/patch'
 import { applyPatch, safeRelative } from '../src/changes/apply'
 import { checkLimits, checkShapes, MAX_CHANGED_FILES, MAX_FILE_BYTES } from '../src/changes/checks'
-import { handBack, readBase, localExec, type ChangesReport } from '../src/changes'
+import { execScratch, handBack, readBase, localExec, type ChangesReport } from '../src/changes'
 import { renderChanges } from '../src/changes/render'
 import { COMMENT_LIMIT, openFence, renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
 import { Redactor } from '../src/report/redact'
@@ -239,6 +239,46 @@ describe("a copy that started from the thread's branch (the carried patch applie
     expect(r.kind === 'computed' && r.applied).toEqual({ kind: 'applied', files: 2, failed: [] })
     expect(readFileSync(join(ws, 'src/a.txt'), 'utf8')).toBe('one\ntwo, from the branch\n')
     expect(readFileSync(join(ws, 'own.txt'), 'utf8')).toBe("the run's own\n")
+  })
+})
+
+describe('the scratch folder made through exec (sandbox: user), in one shell', () => {
+  const fs = execScratch(localExec, { PATH: process.env.PATH ?? '/usr/bin:/bin' })
+  const odd = ['-n', '%s%d%%', 'back\\slash \\c tab\t cr\r é', '\n\n', '', 'trailing\n\n']
+
+  it('holds the folders and the files byte for byte, in a private folder', async () => {
+    const parent = tmp('scratch')
+    const files = odd.map((content, i): [string, string] => [`d/f${i}`, content])
+    const root = await fs.mkdtemp(join(parent, 'x-'), ['d', 'e/f'], files)
+    expect(root.startsWith(join(parent, 'x-'))).toBe(true)
+    expect(lstatSync(root).mode & 0o777).toBe(0o700)
+    expect(lstatSync(join(root, 'e/f')).isDirectory()).toBe(true)
+    for (const [name, content] of files) expect(readFileSync(join(root, name), 'utf8')).toBe(content)
+  })
+
+  it('a failure leaves no folder behind and says so', async () => {
+    const parent = tmp('scratch-fail')
+    // a file where a folder must go: the write fails half-way
+    await expect(
+      fs.mkdtemp(
+        join(parent, 'x-'),
+        ['d'],
+        [
+          ['d/a', 'one'],
+          ['d', 'not a file'],
+          ['d/b', 'two']
+        ]
+      )
+    ).rejects.toThrow(/sh failed/)
+    expect(readdirSync(parent)).toEqual([])
+  })
+
+  it('refuses paths that are not plain names of its own (options, globs, spaces, .., absolute)', async () => {
+    const parent = tmp('scratch-refused')
+    for (const bad of ['-rf', 'a b', 'a/*', '../up', 'a/../../up', '/etc/x'])
+      await expect(fs.mkdtemp(join(parent, 'x-'), [bad], [])).rejects.toThrow(/not a scratch path/)
+    await expect(fs.mkdtemp(join(parent, 'x-'), [], [['../x', 'y']])).rejects.toThrow(/not a scratch path/)
+    expect(readdirSync(parent)).toEqual([])
   })
 })
 

@@ -67,9 +67,13 @@ const MAKE_SCRATCH = [
   'mkdir -p -- $2',
   'shift 2',
   `while [ $# -gt 1 ]; do printf '%s' "$2" > "$1"; shift 2; done`,
-  'trap - EXIT',
-  `printf '%s' "$root"`
+  `printf '%s' "$root"`,
+  'trap - EXIT'
 ].join('\n')
+
+/** A path of ours inside the scratch folder: plain names, no `..`, nothing an option or the shell reads. */
+const OURS = /^(?!-)[\w.-]+(?:\/[\w.-]+)*$/
+const ours = (p: string) => OURS.test(p) && !p.split('/').includes('..')
 
 /** The same through `exec` (no shell of the agent's: sh -c with the paths as arguments). */
 export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
@@ -79,8 +83,9 @@ export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs 
     return r.stdout.toString('utf8').trim()
   }
   return {
-    mkdtemp: (prefix, dirs, files) => {
-      if (!dirs.every(d => /^[\w./-]+$/.test(d))) throw new PatchError(`not a scratch folder: ${dirs.join(' ')}`)
+    mkdtemp: async (prefix, dirs, files) => {
+      const odd = [...dirs, ...files.map(([f]) => f)].find(p => !ours(p))
+      if (odd !== undefined) throw new PatchError(`not a scratch path: ${odd}`)
       return must('sh', ['-c', MAKE_SCRATCH, 'sh', `${prefix}XXXXXXXXXX`, dirs.join(' '), ...files.flat()])
     },
     write: async (path, content) => void (await must('sh', ['-c', 'exec cat > "$1"', 'sh', path], Buffer.from(content))),
