@@ -197,6 +197,24 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
     expect(patch.diff).not.toContain('vendor')
   })
 
+  it('nested repositories named with a newline, a space or a glob are held back by name, and exclude nothing else', async () => {
+    const { ws, base } = workspace()
+    for (const name of ['a\nb', 'c d*', '#x']) {
+      mkdirSync(join(ws, name))
+      writeFileSync(join(ws, name, 'lib.txt'), 'x\n')
+      git(join(ws, name), 'init', '-q')
+    }
+    // what a broken exclude line would also leave out: other folders named like the name's parts
+    for (const d of ['b', 'c', 'x']) {
+      mkdirSync(join(ws, d))
+      writeFileSync(join(ws, d, 'kept.txt'), 'kept\n')
+    }
+    const b = await readBase(ws, localExec)
+    const { patch } = await computePatch({ workdir: ws, baseSha: base, baseObjects: b!.objects, exec: localExec, containsSecret: contains })
+    expect(patch.files.map(f => f.path).sort()).toEqual(['b/kept.txt', 'c/kept.txt', 'x/kept.txt'])
+    expect(patch.heldBack.map(h => h.path).sort()).toEqual(['#x', 'a\nb', 'c d*'])
+  })
+
   it('a workspace that is no git checkout has no base', async () => {
     expect(await readBase(tmp('plain'), localExec)).toBeUndefined()
   })

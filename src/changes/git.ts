@@ -29,7 +29,6 @@ export const SAFE_GIT_CONFIG: readonly string[] = [
 export interface ScratchFs {
   /** A new private folder `prefix`XXXXXXXXXX holding `dirs` and `files` (our own relative paths). */
   mkdtemp(prefix: string, dirs: string[], files: Array<[string, string]>): Promise<string>
-  write(path: string, content: string): Promise<void>
   rm(path: string): Promise<void>
 }
 
@@ -49,7 +48,6 @@ export const localScratch: ScratchFs = {
     }
     return root
   },
-  write: async (path, content) => writeFileSync(path, content),
   rm: async path => rmSync(path, { recursive: true, force: true })
 }
 
@@ -77,8 +75,8 @@ const ours = (p: string) => OURS.test(p) && !p.split('/').includes('..')
 
 /** The same through `exec` (no shell of the agent's: sh -c with the paths as arguments). */
 export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs {
-  const must = async (file: string, args: string[], input?: Buffer) => {
-    const r = await exec(file, args, { env, input, cwd: '/' })
+  const must = async (file: string, args: string[]) => {
+    const r = await exec(file, args, { env, cwd: '/' })
     if (r.code !== 0) throw new PatchError(`${file} failed: ${r.stderr.trim().split('\n')[0]}`)
     return r.stdout.toString('utf8').trim()
   }
@@ -88,7 +86,6 @@ export function execScratch(exec: Exec, env: Record<string, string>): ScratchFs 
       if (odd !== undefined) throw new PatchError(`not a scratch path: ${odd}`)
       return must('sh', ['-c', MAKE_SCRATCH, 'sh', `${prefix}XXXXXXXXXX`, dirs.join(' '), ...files.flat()])
     },
-    write: async (path, content) => void (await must('sh', ['-c', 'exec cat > "$1"', 'sh', path], Buffer.from(content))),
     rm: async path => void (await must('rm', ['-rf', '--', path]))
   }
 }

@@ -180,6 +180,17 @@ async function readBlobs(git: (args: string[], input?: Buffer) => Promise<Buffer
   return blobs
 }
 
+/** The NUL-separated entries of `out` (git's -z output), as bytes. */
+function splitNul(out: Buffer): Buffer[] {
+  const parts: Buffer[] = []
+  for (let at = 0; at < out.length;) {
+    const end = out.indexOf(0, at)
+    parts.push(out.subarray(at, end < 0 ? out.length : end))
+    at = end < 0 ? out.length : end + 1
+  }
+  return parts
+}
+
 /** Blob sizes by sha with one `cat-file --batch-check`. */
 async function blobSizes(git: (args: string[], input?: Buffer) => Promise<Buffer>, shas: string[]): Promise<Map<string, number>> {
   const sizes = new Map<string, number>()
@@ -213,13 +224,15 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
     await git(['read-tree', start])
     const against = opts.carried ? await carriedTree(git, opts.carried) : start
 
-    // Nested repositories (an `ls-files -o` entry ending in '/') are never walked into.
-    const others = (await git(['ls-files', '-z', '--others', '--exclude-standard'])).toString('utf8').split('\0')
-    const nested = others.filter(p => p.endsWith('/'))
-    const escapeGlob = (p: string) => p.replace(/[\\*?[\]!#\s]/g, c => `\\${c}`)
-    await fs.write(join(scratch.gitDir, 'info', 'exclude'), nested.map(p => `/${escapeGlob(p)}\n`).join(''))
-    await git(['add', '-A', '--', '.'])
-    const heldBack = nested.map(p => ({ path: p.slice(0, -1), why: 'a nested git repository (its files are not handed back)' }))
+    // Nested repositories (an `ls-files -o` entry ending in '/') are never walked into: each is left out by a
+    // literal pathspec, given NUL-separated on stdin as git printed it (a name may hold a newline, a glob, any byte)
+    const nested = splitNul(await git(['ls-files', '-z', '--others', '--exclude-standard'])).filter(p => p.at(-1) === 0x2f)
+    const specs = [Buffer.from('.'), ...nested.map(p => Buffer.concat([Buffer.from(':(exclude,literal)'), p.subarray(0, -1)]))]
+    await git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], Buffer.concat(specs.flatMap(p => [p, Buffer.from([0])])))
+    const heldBack = nested.map(p => ({
+      path: p.subarray(0, -1).toString('utf8'),
+      why: 'a nested git repository (its files are not handed back)'
+    }))
     const computed = await checkedRounds(git, against, heldBack, opts)
     if (opts.carried) computed.carried = await carriedPart(git, start, against, opts.containsSecret)
     return computed
