@@ -15,6 +15,10 @@ import type { NetworkReport, ProxyProcess } from '../network/launch'
 import type { SandboxMode } from '../settings'
 import type { CommandOptions, Environment, StopResult } from './types'
 
+/** How long a run's killed processes get to finish exiting before they are reported alive. */
+const GONE_GRACE_MS = 2000
+const GONE_POLL_MS = 50
+
 export interface Sandbox extends Environment {
   /** in force (user may fall back to none) */
   mode: SandboxMode
@@ -102,15 +106,19 @@ export class SandboxedEnvironment implements Sandbox {
 
   readonly network = (): NetworkReport => (this.proxy ? this.proxy.report() : this.fixedNetwork)
 
-  readonly stopAll = (): Promise<StopResult> =>
-    (this.stopped ??= this.server.alive ? this.server.stop() : Promise.resolve(this.verifyGone()))
+  readonly stopAll = (): Promise<StopResult> => (this.stopped ??= this.server.alive ? this.server.stop() : this.verifyGone())
 
   /** After the server ended: no process of its namespace is alive (checked where we may look). */
-  private verifyGone(): StopResult {
+  private async verifyGone(): Promise<StopResult> {
     const { o } = this
     if (!o.namespaced || !o.state?.ns) return { ok: false, detail: "the run's processes could not be verified gone (no PID namespace)" }
     if (o.priv.kind !== 'root') return { ok: true } // checked by the recovery helper as root
-    const left = nsMembers(o.state.ns)
+    let left = nsMembers(o.state.ns)
+    // killed a moment ago (by the server's end or the recovery helper), a process may still be exiting
+    for (let waited = 0; left.length && waited < GONE_GRACE_MS; waited += GONE_POLL_MS) {
+      await new Promise(r => setTimeout(r, GONE_POLL_MS))
+      left = nsMembers(o.state.ns)
+    }
     return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
   }
 
@@ -119,8 +127,8 @@ export class SandboxedEnvironment implements Sandbox {
    * sees the namespace empty (verifyGone, which trusts the helper under sudo: hence root only), and
    * there is no run folder, user or cgroup to remove (none mode).
    */
-  private nothingForTheHelper(s: SavedState): boolean {
-    return this.o.priv.kind === 'root' && !s.runDir && !s.user && !s.cgroup && existsSync('/proc') && this.verifyGone().ok
+  private async nothingForTheHelper(s: SavedState): Promise<boolean> {
+    return this.o.priv.kind === 'root' && !s.runDir && !s.user && !s.cgroup && existsSync('/proc') && (await this.verifyGone()).ok
   }
 
   /** End the server and the proxy, put back what was changed, remove the copy; the problems. */
@@ -134,14 +142,14 @@ export class SandboxedEnvironment implements Sandbox {
     if (!(await this.server.end(10_000))) problems.push('the command server did not end in time')
     await this.proxy?.stop()
     if (o.restore) problems.push(...(await o.restore()))
-    if (o.state && this.nothingForTheHelper(o.state)) o.save('')
+    if (o.state && (await this.nothingForTheHelper(o.state))) o.save('')
     else if (o.state) {
       // as root: what is left of the namespace, and the run folder (the copy)
       const r = await recoverAsRoot(o.state, 60_000)
       problems.push(...r.problems)
       if (r.done) o.save('')
     } else if (o.namespaced && existsSync('/proc')) {
-      const gone = this.verifyGone()
+      const gone = await this.verifyGone()
       if (!gone.ok && gone.detail) problems.push(gone.detail)
     }
     return problems
