@@ -1,5 +1,5 @@
 // TypeScript to JavaScript for jest, with esbuild: types stripped, ES modules kept (jest runs them as
-// such), a source map inline for stack traces. Nothing is type-checked here: `npm run typecheck` does that.
+// such), its source map handed to jest for stack traces. Nothing is type-checked here: `npm run typecheck` does that.
 // Why not ts-jest: it loads the TypeScript compiler into every jest worker (~50 MB more each, and each
 // git or node the tests start forks the whole worker) and transpiles ~15x slower on a fresh clone's
 // empty cache (Dec 2026: 165 files, 5.7 s of CPU against 0.4 s).

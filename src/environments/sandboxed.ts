@@ -14,6 +14,7 @@ import { outOfMemory } from '../sandbox/memory'
 import type { NetworkReport, ProxyProcess } from '../network/launch'
 import type { SandboxMode } from '../settings'
 import type { CommandOptions, Environment, StopResult } from './types'
+import { sleep } from '../util'
 
 /** How long a run's killed processes get to finish exiting before they are reported alive. */
 const GONE_GRACE_MS = 2000
@@ -116,7 +117,7 @@ export class SandboxedEnvironment implements Sandbox {
     let left = nsMembers(o.state.ns)
     // killed a moment ago (by the server's end or the recovery helper), a process may still be exiting
     for (let waited = 0; left.length && waited < GONE_GRACE_MS; waited += GONE_POLL_MS) {
-      await new Promise(r => setTimeout(r, GONE_POLL_MS))
+      await sleep(GONE_POLL_MS)
       left = nsMembers(o.state.ns)
     }
     return left.length ? { ok: false, detail: `${left.length} processes of the run are still alive` } : { ok: true }
