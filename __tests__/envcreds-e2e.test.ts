@@ -236,7 +236,9 @@ const STEAL: Record<string, string> = {
   b64: 'cat deps/lib/.git/config a/b/c/.git/config | base64 -w0',
   hex: 'od -An -tx1 deps/lib/.git/config a/b/c/.git/config | tr -d " \\n"; xxd -p a/b/c/.git/config 2>/dev/null | tr -d "\\n"',
   grep: 'grep -rIa -i "extraheader\\|authorization" . 2>/dev/null | head -50; echo searched',
-  temp: 'ls -la "${RUNNER_TEMP:-/nonexistent}" 2>&1; for f in $(find / -xdev -name "bash-agent-git-*" 2>/dev/null); do od -An -tx1 "$f" | tr -d " \\n"; base64 -w0 "$f"; done'
+  // every place a program of the runner's may write temporary files, not all of / (a walk that takes seconds on a
+  // machine with much on it)
+  temp: 'ls -la "${RUNNER_TEMP:-/nonexistent}" 2>&1; for f in $(find "${RUNNER_TEMP:-/nonexistent}" /tmp /var/tmp /dev/shm /run "$HOME" -name node_modules -prune -o -name "bash-agent-git-*" -print 2>/dev/null); do od -An -tx1 "$f" | tr -d " \\n"; base64 -w0 "$f"; done'
 }
 
 describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
