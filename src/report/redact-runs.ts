@@ -97,26 +97,28 @@ export class RunScanner {
   spans(text: string, first = false): number[] {
     const found: number[] = []
     if (this.#windows.size === 0 || text.length < SECRET_RUN_CHARS) return found
-    const at = new Int32Array(SECRET_RUN_CHARS) // positions of the kept characters in the window (ring)
+    // the window's kept characters as a ring: their positions in `text` and their folded codes;
+    // `slot` is where the next one goes, which is where the oldest of a full window is
+    const at = new Int32Array(SECRET_RUN_CHARS)
+    const codes = new Int32Array(SECRET_RUN_CHARS)
     const filter = this.#filter
     const top = this.#top
+    let slot = 0
     let kept = 0
     let h = 0
     for (let i = 0; i < text.length; i++) {
       const raw = text.charCodeAt(i)
       if (isSkipped(raw)) continue
       const c = fold(raw)
-      if (kept >= SECRET_RUN_CHARS) {
-        const oldest = fold(text.charCodeAt(at[kept % SECRET_RUN_CHARS]))
-        h = (h - Math.imul(oldest, top)) | 0
-      }
+      if (kept >= SECRET_RUN_CHARS) h = (h - Math.imul(codes[slot], top)) | 0
       h = (Math.imul(h, HASH_BASE) + c) | 0
-      at[kept % SECRET_RUN_CHARS] = i
-      kept++
-      if (kept < SECRET_RUN_CHARS) continue
+      at[slot] = i
+      codes[slot] = c
+      slot = slot === SECRET_RUN_CHARS - 1 ? 0 : slot + 1
+      if (kept < SECRET_RUN_CHARS && ++kept < SECRET_RUN_CHARS) continue
       const bit = h & (FILTER_BITS - 1)
       if ((filter[bit >>> 3] & (1 << (bit & 7))) === 0) continue
-      const start = at[kept % SECRET_RUN_CHARS]
+      const start = at[slot]
       if (!this.#windows.has(normalised(text.slice(start, i + 1)))) continue
       // touching runs stay apart: in joined wrapped lines they may be two lines' own runs
       if (found.length > 0 && found[found.length - 1] > start) found[found.length - 1] = i + 1

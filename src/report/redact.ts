@@ -22,6 +22,7 @@
 // (ghp_ gho_ ghu_ ghs_ ghr_ github_pat_), Anthropic keys (sk-ant-) and JWTs.
 
 import { RunScanner, secretPieces } from './redact-runs'
+import { wrappedSpans } from './redact-wrapped'
 
 /** What every secret form is replaced by. */
 export const REDACTED = '***'
@@ -175,52 +176,6 @@ function redactJwts(text: string): string {
     }
     return out.join('.')
   })
-}
-
-/** One line of wrapped base64 or base64url, or of a hex dump (`xxd -p`, `od -An -tx1`). */
-const BASE64_LINE = /^(?:[A-Za-z0-9+/_-]+={0,2}|(?: [0-9A-Fa-f]{2})+)$/
-/** Narrower lines are not taken for wrapped base64. */
-const MIN_WRAP_WIDTH = 16
-
-/**
- * Where `find` finds something in the joined lines of text that looks like
- * base64 or a hex dump wrapped at one width (every line that width, the last
- * one no longer): flat [start, end, …] pairs, as positions in `text`; a span
- * that crosses a line takes the line break with it. Linear in the text.
- */
-function wrappedSpans(text: string, find: (joined: string) => number[]): number[] {
-  const found: number[] = []
-  if (!text.includes('\n')) return found
-  const lines = text.split('\n')
-  const starts: number[] = []
-  for (let i = 0, at = 0; i < lines.length; i++) {
-    starts.push(at)
-    at += lines[i].length + 1
-  }
-  const content = (i: number) => (lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i])
-  const isB64 = (i: number) => i < lines.length && BASE64_LINE.test(content(i))
-  let i = 0
-  while (i < lines.length) {
-    const width = content(i).length
-    let end = i + 1
-    if (width >= MIN_WRAP_WIDTH && isB64(i)) {
-      while (isB64(end) && content(end).length === width) end++
-      if (isB64(end) && content(end).length < width) end++
-    }
-    if (end - i >= 2) {
-      const first = i
-      const last = end - first - 1
-      // position in the joined lines -> position in `text`
-      const at = (p: number) => {
-        const k = Math.min(Math.floor(p / width), last)
-        return starts[first + k] + p - k * width
-      }
-      const spans = find(Array.from({ length: end - first }, (_, k) => content(first + k)).join(''))
-      for (let s = 0; s < spans.length; s += 2) found.push(at(spans[s]), at(spans[s + 1] - 1) + 1)
-    }
-    i = end
-  }
-  return found
 }
 
 /** Where `pattern` matches in `text`: flat [start, end, …] pairs, in order. */

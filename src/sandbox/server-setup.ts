@@ -7,7 +7,7 @@ import type { ServerConfig } from './protocol'
 import { firstLine, must, quietEnv, run } from './server-exec'
 import { runMemory } from './server-memory'
 import { cleanConfig } from './server-gitconfig'
-import { BULK_ADD_CONFIG, GIT_MALLOC_ENV } from '../changes/git'
+import { BULK_ADD_CONFIG, GIT_MALLOC_ENV } from './git-add'
 
 export interface CopyInfo {
   workdir: string
