@@ -91,8 +91,8 @@ const notFound = (): RouteResult => ({ status: 404, body: { message: 'Not Found'
 /** A fake repository on GitHub holding every branch of `seedFrom` (a local repository). */
 export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; pulls?: FakePull[] } = {}): Promise<FakeGitDb> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-gitdb-'))
-  await run(dir, ['init', '-q', '--bare', dir])
-  await run(dir, ['fetch', '-q', seedFrom, '+refs/heads/*:refs/heads/*'])
+  // a local clone copies (or links) the objects and refs: one git and its upload-pack, where init + fetch forked nine
+  await run(dir, ['clone', '-q', '--bare', '--template=', seedFrom, dir])
   const git = (args: string[], input?: Buffer) => run(dir, args, input)
   /** Types already asked: objects are never removed, so an answer stays true (and saves a git process, a fork of the jest worker). */
   const known = new Map<string, string>()
