@@ -143,7 +143,9 @@ export class ServerClient {
 
   private onFrame(type: number, id: number, payload: Buffer): void {
     const cmd = this.commands.get(id)
-    if (type === FRAME.execOut) this.execOut.get(id)?.push(Buffer.from(payload))
+    // an exec's output is all kept and joined once at its end: a view, not a copy (a patch can be 100 MiB);
+    // a command's output is copied, as only a bounded part of it is kept
+    if (type === FRAME.execOut) this.execOut.get(id)?.push(payload)
     else if (type === FRAME.data) cmd?.stdout.write(Buffer.from(payload))
     else if (type === FRAME.closed) {
       if (cmd) cmd.ended = true
