@@ -20,7 +20,12 @@ function files(dir) {
 
 function inputsHash() {
   const h = createHash('sha256')
-  for (const f of [...files(join(root, 'src')), join(root, 'package-lock.json'), join(root, 'tsconfig.json')]) {
+  for (const f of [
+    ...files(join(root, 'src')),
+    join(root, 'package-lock.json'),
+    join(root, 'tsconfig.json'),
+    join(root, '.ci', 'minify-chunks.mjs')
+  ]) {
     h.update(relative(root, f)).update('\0').update(readFileSync(f)).update('\0')
   }
   h.update(JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.build))
