@@ -129,24 +129,35 @@ function onDisk(ws: string, path: string): { mode: string; bytes: Buffer } | und
  * a deleted path is gone from it.
  */
 function expectTreeMatchesCopy(db: FakeGitDb, base: string, commit: string, ws: string, expected: Record<string, string>): void {
-  const raw = execFileSync('git', ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, commit], {
-    env: { ...GIT_ENV, GIT_DIR: db.dir }
-  })
+  const env = { ...GIT_ENV, GIT_DIR: db.dir }
+  const raw = execFileSync('git', ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, commit], { env })
     .toString('utf8')
     .split('\0')
-  const seen: Record<string, string> = {}
+  const entries: Array<{ path: string; mode: string; sha: string; status: string }> = []
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const [, newMode, , newSha, status] = raw[i].slice(1).split(' ')
-    const path = raw[i + 1]
+    const [, mode, , sha, status] = raw[i].slice(1).split(' ')
+    entries.push({ path: raw[i + 1], mode, sha, status })
+  }
+  // the committed bytes of every entry in one `cat-file --batch` (each git run forks the jest worker)
+  const kept = entries.filter(e => e.status !== 'D')
+  const out = execFileSync('git', ['cat-file', '--batch'], { env, input: kept.map(e => `${e.sha}\n`).join(''), maxBuffer: 1 << 30 })
+  const blobs = new Map<string, Buffer>()
+  for (let at = 0; at < out.length;) {
+    const nl = out.indexOf(0x0a, at)
+    const [sha, , size] = out.subarray(at, nl).toString('utf8').split(' ')
+    blobs.set(sha, out.subarray(nl + 1, nl + 1 + Number(size)))
+    at = nl + 1 + Number(size) + 1
+  }
+  const seen: Record<string, string> = {}
+  for (const { path, mode, sha, status } of entries) {
     seen[path] = status
     const disk = onDisk(ws, path)
     if (status === 'D') {
       expect({ path, disk }).toEqual({ path, disk: undefined })
       continue
     }
-    expect({ path, mode: newMode }).toEqual({ path, mode: disk?.mode })
-    const blob = execFileSync('git', ['cat-file', 'blob', newSha], { env: { ...GIT_ENV, GIT_DIR: db.dir }, maxBuffer: 1 << 30 })
-    expect({ path, equal: blob.equals(disk?.bytes ?? Buffer.alloc(0)) }).toEqual({ path, equal: true })
+    expect({ path, mode }).toEqual({ path, mode: disk?.mode })
+    expect({ path, equal: blobs.get(sha)?.equals(disk?.bytes ?? Buffer.alloc(0)) }).toEqual({ path, equal: true })
   }
   expect(seen).toEqual(expected)
 }
@@ -155,10 +166,15 @@ function expectTreeMatchesCopy(db: FakeGitDb, base: string, commit: string, ws: 
 function expectPatchApplies(patchFile: string, base: string, ws: string, paths: string[]): void {
   const fresh = mkdtempSync(join(tmpdir(), 'handback-apply-'))
   dirs.push(fresh)
-  git(fresh, ['init', '-q'])
-  git(fresh, ['fetch', '-q', ws, base])
-  git(fresh, ['checkout', '-q', base])
-  git(fresh, ['apply', '--binary', patchFile])
+  // one shell: each git run forks the jest worker
+  execFileSync(
+    'sh',
+    ['-c', 'git init -q && git fetch -q "$1" "$2" && git checkout -q "$2" && git apply --binary "$3"', 'sh', ws, base, patchFile],
+    {
+      cwd: fresh,
+      env: GIT_ENV
+    }
+  )
   for (const p of paths) expect({ p, file: fingerprint(onDisk(fresh, p)) }).toEqual({ p, file: fingerprint(onDisk(ws, p)) })
 }
 

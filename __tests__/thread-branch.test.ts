@@ -15,7 +15,7 @@ import { runtimeToken, startFakeGitHub, type FakeGitHub } from './helpers/fake-g
 import { createFakeGitDb, type FakeGitDb } from './helpers/fake-git-db'
 import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
-import { gitEnv } from './helpers/git'
+import { commitAll, gitEnv } from './helpers/git'
 
 const API_KEY = 'sk-ant-api03-threadBranchKey00000000000000000000'
 const REPO = 'Codertocat/Hello-World'
@@ -45,18 +45,18 @@ function makeOrigin(): { dir: string; base: string } {
   mkdirSync(join(dir, 'src'))
   writeFileSync(join(dir, 'README.md'), '# Hello-World\n')
   writeFileSync(join(dir, 'src', 'add.js'), 'export function add(a, b) {\n  return a - b\n}\n')
-  git(dir, ['init', '-q', '-b', 'main'])
-  git(dir, ['add', '-A'])
-  git(dir, ['-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'Initial commit'])
-  return { dir, base: git(dir, ['rev-parse', 'HEAD']) }
+  return { dir, base: commitAll(dir, GIT_ENV) }
 }
 
 /** What actions/checkout leaves on a fresh runner: a clone of the repository at `sha`. */
 function checkout(origin: string, sha: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'thread-branch-ws-'))
   dirs.push(dir)
-  git(dir, ['clone', '-q', origin, '.'])
-  git(dir, ['checkout', '-q', '--detach', sha])
+  // one shell: each git run forks the jest worker
+  execFileSync('sh', ['-c', 'git clone -q --no-checkout "$1" . && git checkout -q --detach "$2"', 'sh', origin, sha], {
+    cwd: dir,
+    env: GIT_ENV
+  })
   return dir
 }
 
