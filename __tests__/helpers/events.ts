@@ -1,6 +1,6 @@
 // Real webhook payloads (from @octokit/webhooks-examples, the examples GitHub's
 // own docs are built from) with just the fields a test cares about overridden.
-import { readFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -13,23 +13,53 @@ interface Definition {
   examples: any[]
 }
 
-let definitions: Definition[] | undefined
-
-function load(): Definition[] {
-  if (definitions) return definitions
-  const starts = [dirname(fileURLToPath(import.meta.url)), process.cwd()]
-  for (const start of starts) {
+/** The package's folder, found upward from here or from the working folder. */
+function packageDir(): string {
+  for (const start of [dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
     for (let dir = start; ; dir = dirname(dir)) {
       const pkgDir = join(dir, 'node_modules', '@octokit', 'webhooks-examples')
-      if (existsSync(join(pkgDir, 'package.json'))) {
-        const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { main?: string }
-        definitions = JSON.parse(readFileSync(join(pkgDir, pkg.main ?? 'api.github.com/index.json'), 'utf8')) as Definition[]
-        return definitions
-      }
+      if (existsSync(join(pkgDir, 'package.json'))) return pkgDir
       if (dirname(dir) === dir) break
     }
   }
   throw new Error('events: @octokit/webhooks-examples is not installed (npm install)')
+}
+
+/** Every event's definition, from the package's one 4 MB file. */
+function loadAll(pkgDir: string): Definition[] {
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { main?: string }
+  return JSON.parse(readFileSync(join(pkgDir, pkg.main ?? 'api.github.com/index.json'), 'utf8')) as Definition[]
+}
+
+/**
+ * One event's definition. Each test file has its own module registry, so each
+ * would parse the whole 4 MB file (~0.1 s of CPU, and its garbage): it is split
+ * once into a file per event under node_modules/.cache (written whole, then
+ * renamed; a folder per package version), and read from the whole file where
+ * that cannot be written.
+ */
+function definition(event: string): Definition | undefined {
+  const pkgDir = packageDir()
+  const version = (JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version
+  const cache = join(pkgDir, '..', '..', '.cache', 'webhooks-examples', version)
+  try {
+    if (!existsSync(join(cache, 'complete'))) {
+      mkdirSync(cache, { recursive: true })
+      for (const def of loadAll(pkgDir)) writeWhole(join(cache, `${def.name}.json`), JSON.stringify(def))
+      writeWhole(join(cache, 'complete'), '')
+    }
+    const file = join(cache, `${event}.json`)
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Definition) : undefined
+  } catch {
+    return loadAll(pkgDir).find(d => d.name === event)
+  }
+}
+
+/** `content` at `file`, never seen half written (another jest worker may read it meanwhile). */
+function writeWhole(file: string, content: string): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, content)
+  renameSync(tmp, file)
 }
 
 /**
@@ -37,7 +67,7 @@ function load(): Definition[] {
  * `index` picks among several examples (default 0, the first).
  */
 export function examplePayload(event: string, action?: string, index = 0): Payload {
-  const def = load().find(d => d.name === event)
+  const def = definition(event)
   if (!def) throw new Error(`events: no examples for event "${event}"`)
   const matching = def.examples.filter(e => action === undefined || e.action === action)
   if (matching.length === 0) {
