@@ -54,24 +54,30 @@ describe('ReportComment (in process, real Octokit)', () => {
     const gh = await startFakeGitHub()
     try {
       const octokit = await createOctokit('ghs_unitTestToken000000000000000000000000', () => {}, { baseUrl: gh.url, writeSpacingMs: 200 })
-      // When Octokit sends each request (after the throttle's wait), not when the server in this busy
-      // process gets to it: the first fetch of a process also loads Node's HTTP client.
-      const sent: { method: string; at: number }[] = []
+      // The throttle starts a write no sooner than the spacing after it started the one before, and it
+      // cannot start one before it was asked: so each request is sent at least the spacing after the
+      // previous one was asked for, however slow this busy process is (a bound, never a race; timers
+      // may round by a millisecond). Without the spacing, a request follows the last within milliseconds.
+      const asked: Record<string, number[]> = { POST: [], PATCH: [] }
+      const sent: Record<string, number[]> = { POST: [], PATCH: [] }
       const request = {
-        fetch: (url: string, init: RequestInit) => (sent.push({ method: init.method ?? 'GET', at: Date.now() }), fetch(url, init))
+        fetch: (url: string, init: RequestInit) => (sent[init.method ?? 'GET']?.push(Date.now()), fetch(url, init))
       }
-      for (let i = 0; i < 3; i++) await octokit.rest.issues.createComment({ ...REPO, issue_number: 5, body: `c${i}`, request })
+      for (let i = 0; i < 3; i++) {
+        asked.POST.push(Date.now())
+        await octokit.rest.issues.createComment({ ...REPO, issue_number: 5, body: `c${i}`, request })
+      }
       const [first] = gh.comments.keys()
-      for (let i = 0; i < 3; i++) await octokit.rest.issues.updateComment({ ...REPO, comment_id: first, body: `u${i}`, request })
-      const at = (method: string) => sent.filter(r => r.method === method).map(r => r.at)
-      const gaps = (t: number[]) => t.slice(1).map((x, i) => x - t[i])
+      for (let i = 0; i < 3; i++) {
+        asked.PATCH.push(Date.now())
+        await octokit.rest.issues.updateComment({ ...REPO, comment_id: first, body: `u${i}`, request })
+      }
       expect(gh.requests.filter(r => r.method === 'POST')).toHaveLength(3)
-      expect(at('POST')).toHaveLength(3)
-      expect(at('PATCH')).toHaveLength(3)
-      // lower bounds only, with room for the steps between the throttle's start and the send (a busy
-      // worker compiles them the first time): the spacing is a minimum, never a race
-      for (const gap of gaps(at('POST'))) expect(gap).toBeGreaterThanOrEqual(400) // 600: beyond the 200 of other writes
-      for (const gap of gaps(at('PATCH'))) expect(gap).toBeGreaterThanOrEqual(100)
+      expect(sent.POST).toHaveLength(3)
+      expect(sent.PATCH).toHaveLength(3)
+      const afterAsked = (m: string) => sent[m].slice(1).map((at, i) => at - asked[m][i])
+      for (const gap of afterAsked('POST')) expect(gap).toBeGreaterThanOrEqual(600 - 2) // comments: three times the spacing
+      for (const gap of afterAsked('PATCH')) expect(gap).toBeGreaterThanOrEqual(200 - 2)
     } finally {
       await gh.close()
     }
