@@ -5,7 +5,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { BULK_ADD_CONFIG, GIT_MALLOC_ENV } from '../sandbox/git-add'
+import { GIT_MALLOC_ENV } from '../sandbox/git-add'
 
 /** The environment of such a git: config only from the command line (and a repository of our own). */
 export function safeGitEnv(pathEnv: string, home = '/nonexistent'): Record<string, string> {
@@ -158,7 +158,7 @@ export function safeGit(exec: Exec, scratch: ScratchRepository, workTree: string
       'core.untrackedCache=false',
       'core.autocrlf=false',
       // the scratch store is thrown away: the fastest compression (a big change is hashed and written once)
-      'core.compression=1',
+      'core.looseCompression=1',
       'core.symlinks=true',
       'core.filemode=true',
       'core.excludesFile=/dev/null',
@@ -170,7 +170,7 @@ export function safeGit(exec: Exec, scratch: ScratchRepository, workTree: string
     ].flatMap(c => ['-c', c])
   ]
   return async (args: string[], input?: Buffer): Promise<Buffer> => {
-    const r = await exec('git', [...config, ...(args[0] === 'add' ? BULK_ADD_CONFIG : []), ...args], { cwd: workTree, env, input })
+    const r = await exec('git', [...config, ...args], { cwd: workTree, env, input })
     if (r.code !== 0)
       throw new PatchError(`git ${args[0]} failed (exit ${r.code ?? 'none'}): ${r.stderr.trim().split('\n').slice(-3).join(' ')}`)
     return r.stdout

@@ -1,18 +1,14 @@
-// How git is told to write many objects cheaply: shared by the command server's
-// set-up (root) and the hand-back (the runner or the run's user). Options and
-// environment only; nothing here runs anything.
+// The environment of a `git add` that writes many objects: shared by the command
+// server's set-up (root) and the hand-back (the runner or the run's user).
+// Environment only; nothing here runs anything.
 
 /**
  * glibc hands the heap's top back to the kernel whenever it shrinks: git's zlib
  * state (~256 KiB, made and freed per object written) then costs a brk and fresh
  * zeroed pages each time. Keeping 1 MiB of slack makes `git add` of 5,000 small
- * files ~5x cheaper (Dec 2026: 1.8 s -> 0.35 s); other C libraries ignore it.
+ * new files ~3x cheaper (Dec 2026: 4.6 s -> 1.7 s); other C libraries ignore it.
+ * (Bulk check-in into one pack, core.bigFileThreshold=1, was faster still for
+ * new files, but it compresses every file before it sees the object exists: a
+ * copy's unchanged large files cost 3-9x more. Loose objects hash first.)
  */
 export const GIT_MALLOC_ENV: Readonly<Record<string, string>> = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
-
-/**
- * `-c` options for a `git add` that writes many objects at once: every blob goes
- * into one pack (bulk check-in) instead of a loose file each, compressed fast.
- * Only for `add`: for diff, files over core.bigFileThreshold count as binary.
- */
-export const BULK_ADD_CONFIG: readonly string[] = ['core.bigFileThreshold=1', 'core.compression=1'].flatMap(c => ['-c', c])

@@ -7,7 +7,7 @@ import type { ServerConfig } from './protocol'
 import { firstLine, must, quietEnv, run } from './server-exec'
 import { runMemory } from './server-memory'
 import { cleanConfig } from './server-gitconfig'
-import { BULK_ADD_CONFIG, GIT_MALLOC_ENV } from './git-add'
+import { GIT_MALLOC_ENV } from './git-add'
 
 export interface CopyInfo {
   workdir: string
@@ -231,7 +231,7 @@ export async function freshGit(cfg: ServerConfig, runDir: string, workdir: strin
     // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
     // out (exit 1); one that vanishes between git's listing and its reading fails that attempt (128), not five
     const addAll = () =>
-      run(b.git, [...SAFE_GIT, ...BULK_ADD_CONFIG, 'add', '-A', '--ignore-errors'], {
+      run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
         cwd: workdir,
         env: { ...quietEnv, ...GIT_MALLOC_ENV, ...stores, GIT_INDEX_FILE: startIndex }
       })
