@@ -52,6 +52,13 @@ function windowsOf(secret: string): string[] {
  */
 const PUBLIC_WINDOWS = new Set(['github_pat_', 'sk-ant-api03-', 'sk-ant-admin01-', 'sk-ant-oat01-', 'sk-ant-ort01-'].flatMap(windowsOf))
 
+/** Whether `s` has at least `n` different characters (without a Set for each of a secret's windows). */
+function hasDistinct(s: string, n: number): boolean {
+  const seen: number[] = []
+  for (let i = 0; i < s.length && seen.length < n; i++) if (!seen.includes(s.charCodeAt(i))) seen.push(s.charCodeAt(i))
+  return seen.length >= n
+}
+
 function hashOf(window: string): number {
   let h = 0
   for (let i = 0; i < window.length; i++) h = (Math.imul(h, HASH_BASE) + window.charCodeAt(i)) | 0
@@ -81,7 +88,7 @@ export class RunScanner {
 
   add(secret: string): void {
     for (const w of windowsOf(secret)) {
-      if (new Set(w).size < MIN_DISTINCT_CHARS || PUBLIC_WINDOWS.has(w) || this.#windows.has(w)) continue
+      if (this.#windows.has(w) || PUBLIC_WINDOWS.has(w) || !hasDistinct(w, MIN_DISTINCT_CHARS)) continue
       this.#windows.add(w)
       const h = hashOf(w) & (FILTER_BITS - 1)
       this.#filter[h >>> 3] |= 1 << (h & 7)
