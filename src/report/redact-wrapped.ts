@@ -23,46 +23,40 @@ export function wrappedSpans(text: string, find: (joined: string) => number[]): 
   const found: number[] = []
   if (!text.includes('\n')) return found
   // a line by where it starts: where its content ends (a trailing \r left out) and where the next starts (-1: none)
-  const endOf = (start: number) => {
+  const lineAt = (start: number) => {
     const nl = text.indexOf('\n', start)
-    const end = nl < 0 ? text.length : nl
-    return end > start && text.charCodeAt(end - 1) === 13 ? end - 1 : end
+    const stop = nl < 0 ? text.length : nl
+    return { start, end: stop > start && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop, next: nl < 0 ? -1 : nl + 1 }
   }
-  const nextOf = (start: number) => {
-    const nl = text.indexOf('\n', start)
-    return nl < 0 ? -1 : nl + 1
+  const isB64 = (l: { start: number; end: number }) => {
+    BASE64_RUN.lastIndex = l.start
+    return l.end > l.start && BASE64_RUN.test(text) && BASE64_RUN.lastIndex === l.end
   }
-  const isB64 = (start: number, end: number) => {
-    BASE64_RUN.lastIndex = start
-    return end > start && BASE64_RUN.test(text) && BASE64_RUN.lastIndex === end
-  }
-  for (let line = 0; line >= 0;) {
-    const lineEnd = endOf(line)
-    const width = lineEnd - line
-    const starts = [line]
-    let next = nextOf(line)
-    if (width >= MIN_WRAP_WIDTH && isB64(line, lineEnd)) {
-      for (; next >= 0; next = nextOf(next)) {
-        const end = endOf(next)
-        if (end - next > width || !isB64(next, end)) break
-        starts.push(next)
-        if (end - next < width) {
-          next = nextOf(next)
-          break
-        }
+  for (let at = 0; at >= 0;) {
+    const first = lineAt(at)
+    const width = first.end - first.start
+    const run = [first]
+    let next = first.next
+    if (width >= MIN_WRAP_WIDTH && isB64(first)) {
+      while (next >= 0) {
+        const l = lineAt(next)
+        if (l.end - l.start > width || !isB64(l)) break
+        run.push(l)
+        next = l.next
+        if (l.end - l.start < width) break
       }
     }
-    if (starts.length >= 2) {
-      const last = starts.length - 1
+    if (run.length >= 2) {
+      const last = run.length - 1
       // position in the joined lines -> position in `text`
-      const at = (p: number) => {
+      const pos = (p: number) => {
         const k = Math.min(Math.floor(p / width), last)
-        return starts[k] + p - k * width
+        return run[k].start + p - k * width
       }
-      const spans = find(starts.map(s => text.slice(s, endOf(s))).join(''))
-      for (let s = 0; s < spans.length; s += 2) found.push(at(spans[s]), at(spans[s + 1] - 1) + 1)
+      const spans = find(run.map(l => text.slice(l.start, l.end)).join(''))
+      for (let s = 0; s < spans.length; s += 2) found.push(pos(spans[s]), pos(spans[s + 1] - 1) + 1)
     }
-    line = next
+    at = next
   }
   return found
 }
