@@ -292,6 +292,21 @@ describe('endings', () => {
     expect(gh.requests.some(r => r.faulted)).toBe(true)
   })
 
+  it("the runner's log pipe closes mid-run (the step's stdout and stderr broken): the run goes on and ends as it would, no crash", async () => {
+    const { run, comment } = await agent([bash('echo one'), bash('echo two'), text('Both done.')], {
+      onStdout: (_chunk, child) => {
+        // a write to a closed pipe fails with EPIPE: once was a crash, and then every warning of it failed again, forever
+        child.stdout?.destroy()
+        child.stderr?.destroy()
+      }
+    })
+    expect(run.code).toBe(0)
+    expect(run.outputs).toMatchObject({ 'exit-reason': 'end_turn', commands: '2' })
+    expect(comment.body).toContain('Both done.')
+    expect(comment.body).toContain('$ echo two\ntwo')
+    expect(comment.body).not.toMatch(/EPIPE|Unexpected error|crashed/)
+  })
+
   it('SIGKILL mid-run (no cancel): the post step finishes the comment with the commands so far, and says killed, not cancelled', async () => {
     const anthropic = await startFakeAnthropic([bash('echo before'), bash(`sleep ${S3}`), text('never')])
     const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })

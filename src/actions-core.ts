@@ -14,11 +14,23 @@ function commandValue(input: unknown): string {
 const escapeData = (s: unknown): string => commandValue(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
 const escapeProperty = (s: unknown): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C')
 
+/**
+ * The step's log is this process's stdout, a pipe the runner reads. Once that pipe is gone (EPIPE,
+ * the runner went away), nothing more can be said there: a failed write is not a crash of the run,
+ * and later lines are dropped (each warning of the failure would fail again, in a loop), while the
+ * run goes on to its report on GitHub.
+ */
+let logGone = false
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => (logGone = true))
+function writeLog(text: string): void {
+  if (!logGone) process.stdout.write(text)
+}
+
 function issueCommand(command: string, properties: Record<string, string>, message: unknown): void {
   const props = Object.entries(properties)
     .filter(([, v]) => v)
     .map(([k, v]) => `${k}=${escapeProperty(v)}`)
-  process.stdout.write(`::${command}${props.length ? ` ${props.join(',')}` : ''}::${escapeData(message)}${EOL}`)
+  writeLog(`::${command}${props.length ? ` ${props.join(',')}` : ''}::${escapeData(message)}${EOL}`)
 }
 
 function fileCommand(command: 'OUTPUT' | 'STATE', key: string, value: unknown): void {
@@ -39,7 +51,7 @@ export function getInput(name: string, options?: { required?: boolean; trimWhite
 
 export function setOutput(name: string, value: unknown): void {
   if (process.env.GITHUB_OUTPUT) return fileCommand('OUTPUT', name, value)
-  process.stdout.write(EOL)
+  writeLog(EOL)
   issueCommand('set-output', { name }, commandValue(value))
 }
 
@@ -57,7 +69,7 @@ export function setSecret(secret: string): void {
 }
 
 export function info(message: string): void {
-  process.stdout.write(message + EOL)
+  writeLog(message + EOL)
 }
 
 export function error(message: string | Error): void {
