@@ -21,9 +21,15 @@ const escapeProperty = (s: unknown): string => escapeData(s).replace(/:/g, '%3A'
  * run goes on to its report on GitHub.
  */
 let logGone = false
-for (const stream of [process.stdout, process.stderr]) stream.on('error', () => (logGone = true))
+process.stdout.on('error', () => (logGone = true))
+process.stderr.on('error', () => undefined) // Node's own warnings: not the runner's log, never a crash
 function writeLog(text: string): void {
-  if (!logGone) process.stdout.write(text)
+  if (logGone) return
+  try {
+    process.stdout.write(text)
+  } catch {
+    logGone = true // a file rather than a pipe (a full disk) fails here, not in an event
+  }
 }
 
 function issueCommand(command: string, properties: Record<string, string>, message: unknown): void {
