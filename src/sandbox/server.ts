@@ -51,9 +51,14 @@ export function commandServer(): void {
   })
   // The action is gone (or done): end, and with us the namespace and all it holds. A write to the
   // action that fails (EPIPE: it died mid-run) says the same, rather than crashing before stopAll.
-  const end = () => void server.stopAll().finally(() => process.exit(0))
+  let ending = false
+  const end = () => {
+    if (ending) return
+    ending = true
+    void server.stopAll().finally(() => process.exit(0))
+  }
   process.stdin.on('end', end)
-  process.stdout.once('error', end)
+  process.stdout.on('error', end)
   process.on('SIGTERM', () => undefined)
   process.on('SIGINT', () => undefined)
 }
