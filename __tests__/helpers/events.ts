@@ -25,10 +25,19 @@ function packageDir(): string {
   throw new Error('events: @octokit/webhooks-examples is not installed (npm install)')
 }
 
+/** The package: its folder, version and main file, read once. */
+let examples: { dir: string; version: string; main: string } | undefined
+function examplesPackage(): { dir: string; version: string; main: string } {
+  if (examples) return examples
+  const dir = packageDir()
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; main?: string }
+  return (examples = { dir, version: pkg.version, main: pkg.main ?? 'api.github.com/index.json' })
+}
+
 /** Every event's definition, from the package's one 4 MB file. */
-function loadAll(pkgDir: string): Definition[] {
-  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { main?: string }
-  return JSON.parse(readFileSync(join(pkgDir, pkg.main ?? 'api.github.com/index.json'), 'utf8')) as Definition[]
+function loadAll(): Definition[] {
+  const { dir, main } = examplesPackage()
+  return JSON.parse(readFileSync(join(dir, main), 'utf8')) as Definition[]
 }
 
 /**
@@ -36,22 +45,27 @@ function loadAll(pkgDir: string): Definition[] {
  * would parse the whole 4 MB file (~0.1 s of CPU, and its garbage): it is split
  * once into a file per event under node_modules/.cache (written whole, then
  * renamed; a folder per package version), and read from the whole file where
- * that cannot be written.
+ * that cannot be written. Read once per event in a test file.
  */
+const definitions = new Map<string, Definition | undefined>()
 function definition(event: string): Definition | undefined {
-  const pkgDir = packageDir()
-  const version = (JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version
-  const cache = join(pkgDir, '..', '..', '.cache', 'webhooks-examples', version)
+  if (!definitions.has(event)) definitions.set(event, readDefinition(event))
+  return definitions.get(event)
+}
+
+function readDefinition(event: string): Definition | undefined {
+  const { dir, version } = examplesPackage()
+  const cache = join(dir, '..', '..', '.cache', 'webhooks-examples', version)
   try {
     if (!existsSync(join(cache, 'complete'))) {
       mkdirSync(cache, { recursive: true })
-      for (const def of loadAll(pkgDir)) writeWhole(join(cache, `${def.name}.json`), JSON.stringify(def))
+      for (const def of loadAll()) writeWhole(join(cache, `${def.name}.json`), JSON.stringify(def))
       writeWhole(join(cache, 'complete'), '')
     }
     const file = join(cache, `${event}.json`)
     return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Definition) : undefined
   } catch {
-    return loadAll(pkgDir).find(d => d.name === event)
+    return loadAll().find(d => d.name === event)
   }
 }
 
