@@ -324,7 +324,9 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
           'chmod +x run.sh',
           'ln -s src/add.js link-to-add',
           `echo ${newBinary} | base64 -d > logo.bin`,
-          `echo ${newBinary} | base64 -d > added.bin`
+          `echo ${newBinary} | base64 -d > added.bin`,
+          // a text file in Latin-1 (no NUL: git diffs it as text, its bytes as they are)
+          "printf 'caf\\351 cr\\350me\\n' > latin1.txt"
         )
       ]
     })
@@ -340,7 +342,8 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
       'run.sh': 'M',
       'link-to-add': 'A',
       'logo.bin': 'M',
-      'added.bin': 'A'
+      'added.bin': 'A',
+      'latin1.txt': 'A'
     })
     // binary bytes equal after the round trip through base64 blobs
     const added = execFileSync('git', ['cat-file', 'blob', `${sha}:added.bin`], { env: { ...GIT_ENV, GIT_DIR: r.db.dir } })
@@ -352,7 +355,7 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
     expect(r.comment).toContain('A link-to-add')
     expect(r.comment).toContain('mode 120000')
     expect(r.comment).toContain('M logo.bin  binary')
-    expect(r.run.outputs['changed-files']).toBe('8')
+    expect(r.run.outputs['changed-files']).toBe('9')
     expect(r.run.outputs['pull-request-url']).toBe('')
     expect(r.db.created.pulls).toEqual([])
     expectPatchApplies(r.run.outputs.patch, r.base, r.ws, [
@@ -364,8 +367,11 @@ describe.each(['user', 'none'])("hand-back (sandbox: %s): the agent's changes co
       'run.sh',
       'link-to-add',
       'logo.bin',
-      'added.bin'
+      'added.bin',
+      'latin1.txt'
     ])
+    // the patch output holds the agent's bytes, not a re-encoding of them
+    expect(readFileSync(r.run.outputs.patch).includes(Buffer.from('+caf\xe9 cr\xe8me\n', 'latin1'))).toBe(true)
   }, 120_000)
 
   it('no change at all: no branch, no commit, "No changes" in the report, changed-files 0', async () => {

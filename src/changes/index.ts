@@ -152,7 +152,7 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   if (o.progress) o.progress.report = report
   if (patch.files.length === 0 && !computed.carried?.files.length) return report
 
-  const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, patch.diff, warn) : undefined
+  const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, computed.diffBytes, warn) : undefined
   if (patchFile) report.patchFile = patchFile
   if (o.source.inPlace) report.applied = { kind: 'in-place' }
   else if (o.mode !== 'none' && o.progress?.stopped) report.notApplied = o.progress.stopped
@@ -180,7 +180,7 @@ function applyToWorkspace(workspace: string, computed: ComputedPatch): Applied {
 }
 
 /** The patch file for the `patch` output; undefined (and a warning) when it cannot be written. */
-function writePatchFile(o: HandBackOptions, diff: string, warn: (message: string) => void): string | undefined {
+function writePatchFile(o: HandBackOptions, diff: Buffer, warn: (message: string) => void): string | undefined {
   const file = join(o.patchDir, o.patchName)
   try {
     writeFileSync(file, diff)

@@ -40,6 +40,8 @@ export interface Patch {
 
 export interface ComputedPatch {
   patch: Patch
+  /** `patch.diff` as git wrote it: the patch file holds these bytes (a text file in Latin-1 is not UTF-8) */
+  diffBytes: Buffer
   /** the new content of every file in `patch.files` that has one, by blob sha */
   blobs: Map<string, Buffer>
   /** files held back, with their content at the start: where the agent worked in the workspace, they are put back */
@@ -290,6 +292,7 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
     )
     let holds = checkLimits(files, sizes)
     let blobs = new Map<string, Buffer>()
+    let diffBytes: Buffer = Buffer.alloc(0)
     let diff = ''
     // nothing changed: no line counts, blobs or diff to read (git would answer with nothing)
     if (holds.length === 0 && files.length > 0) {
@@ -299,7 +302,8 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
         git,
         files.flatMap(f => (f.newSha ? [f.newSha] : []))
       )
-      diff = (await git([...DIFF_ARGS, '--binary', '--full-index', against])).toString('utf8')
+      diffBytes = await git([...DIFF_ARGS, '--binary', '--full-index', against])
+      diff = diffBytes.toString('utf8')
       const shapes = checkShapes(files, blobs)
       holds = [
         ...shapes,
@@ -312,7 +316,7 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
         secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : []))
       )
       const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
-      return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, blobs, secrets }
+      return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, diffBytes, blobs, secrets }
     }
     secretFiles.push(...holds.map(h => h.file).filter(f => f.oldMode !== '160000' && f.newMode !== '160000'))
     if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')
