@@ -38,9 +38,10 @@ export class ServerClient {
   private nextId = 1
   private readonly commands = new Map<number, RemoteCommand>()
   private readonly waiting = new Map<number, (msg: Message) => void>()
-  private pending: Buffer = Buffer.alloc(0)
+  /** the output not yet cut into frames, and the header of the frame being read */
   private parts: Buffer[] = []
   private partsLength = 0
+  private header: { length: number; id: number; type: number } | undefined
   /** the output of each running exec, chunk by chunk (joined once, at its end) */
   private readonly execOut = new Map<number, Buffer[]>()
   private exited = false
@@ -113,46 +114,55 @@ export class ServerClient {
   }
 
   private onData(d: Buffer): void {
-    // chunks are kept in a list and joined once a frame is whole: linear in the frame's size
+    // Frames are cut from the chunks as views, never joined here: an exec's output (a patch can be
+    // 100 MiB) is copied once, at its end; a frame straddling chunks costs no copy of it.
     this.parts.push(d)
     this.partsLength += d.length
-    if (this.partsLength < 9) return
-    if (this.parts[0].length < 9) this.parts = [Buffer.concat(this.parts)]
-    if (this.partsLength < 9 + this.parts[0].readUInt32BE(0)) return
-    this.pending = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts)
-    this.parts = []
-    this.partsLength = 0
-    this.frames()
-    if (this.pending.length) {
-      this.parts = [this.pending]
-      this.partsLength = this.pending.length
+    for (;;) {
+      if (!this.header) {
+        if (this.partsLength < HEADER_BYTES) return
+        const h = this.take(HEADER_BYTES)
+        const b = h.length === 1 ? h[0] : Buffer.concat(h)
+        this.header = { length: b.readUInt32BE(0), id: b.readUInt32BE(4), type: b.readUInt8(8) }
+      }
+      if (this.partsLength < this.header.length) return
+      const { type, id, length } = this.header
+      this.header = undefined
+      this.onFrame(type, id, this.take(length))
     }
   }
 
-  private frames(): void {
-    while (this.pending.length >= HEADER_BYTES) {
-      const len = this.pending.readUInt32BE(0)
-      if (this.pending.length < HEADER_BYTES + len) break
-      const id = this.pending.readUInt32BE(4)
-      const type = this.pending.readUInt8(8)
-      const payload = this.pending.subarray(HEADER_BYTES, HEADER_BYTES + len)
-      this.pending = this.pending.subarray(HEADER_BYTES + len)
-      this.onFrame(type, id, payload)
+  /** The next `n` bytes, as views of the chunks that hold them. */
+  private take(n: number): Buffer[] {
+    const out: Buffer[] = []
+    this.partsLength -= n
+    while (n > 0) {
+      const p = this.parts[0]
+      if (p.length <= n) {
+        out.push(p)
+        this.parts.shift()
+        n -= p.length
+      } else {
+        out.push(p.subarray(0, n))
+        this.parts[0] = p.subarray(n)
+        n = 0
+      }
     }
+    return out
   }
 
-  private onFrame(type: number, id: number, payload: Buffer): void {
+  private onFrame(type: number, id: number, payload: Buffer[]): void {
     const cmd = this.commands.get(id)
-    // an exec's output is all kept and joined once at its end: a view, not a copy (a patch can be 100 MiB);
+    // an exec's output is all kept and joined once at its end: views, not copies;
     // a command's output is copied, as only a bounded part of it is kept
-    if (type === FRAME.execOut) this.execOut.get(id)?.push(payload)
-    else if (type === FRAME.data) cmd?.stdout.write(Buffer.from(payload))
+    if (type === FRAME.execOut) this.execOut.get(id)?.push(...payload)
+    else if (type === FRAME.data) cmd?.stdout.write(Buffer.concat(payload))
     else if (type === FRAME.closed) {
       if (cmd) cmd.ended = true
       cmd?.stdout.end()
-    } else if (cmd && type === FRAME.exit) cmd.onExit(JSON.parse(payload.toString()) as Exited)
+    } else if (cmd && type === FRAME.exit) cmd.onExit(JSON.parse(Buffer.concat(payload).toString()) as Exited)
     else if (type === FRAME.message) {
-      const msg = JSON.parse(payload.toString()) as Message
+      const msg = JSON.parse(Buffer.concat(payload).toString()) as Message
       if (cmd) cmd.pid = 'pid' in msg && typeof msg.pid === 'number' ? msg.pid : cmd.pid
       else this.answer(id, msg)
     }
