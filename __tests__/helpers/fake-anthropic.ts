@@ -57,7 +57,7 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>
   path: string
   method: string
-  /** Date.now() when the request body had been read */
+  /** when the request body had been read: Date.now()'s clock, to the microsecond (the bench's gaps are a few ms) */
   at: number
   /** the HTTP status the fake answered (undefined while a reply is pending or hanging) */
   status?: number
@@ -682,7 +682,13 @@ export async function startFakeAnthropic(
             parseError = `There was an error parsing the body: ${(e as Error).message}`
           }
         }
-        const rec: RecordedRequest = { body, headers: headersOf(req), path, method: req.method ?? 'GET', at: Date.now() }
+        const rec: RecordedRequest = {
+          body,
+          headers: headersOf(req),
+          path,
+          method: req.method ?? 'GET',
+          at: performance.timeOrigin + performance.now()
+        }
         // The real API refuses a body with a lone surrogate (JSON.stringify writes it as a \udXXX escape).
         const lone = parseError ? undefined : loneSurrogateAt(body)
         rec.wellFormed = parseError === undefined && lone === undefined

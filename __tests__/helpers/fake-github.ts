@@ -50,6 +50,7 @@ export interface RecordedGitHubRequest {
   body: any
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   headers: Record<string, any>
+  /** when it arrived: Date.now()'s clock, to the microsecond (as fake-anthropic's) */
   at: number
   /** the status the fake answered */
   status: number
@@ -698,7 +699,14 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
           .replace(/^\/api\/v3(?=\/)/, '')
           .replace(/\/+$/, '') || '/'
       if (pathname.startsWith('/_blob/') || pathname.startsWith('/twirp/')) {
-        const rec: RecordedGitHubRequest = { method, path, body: undefined, headers: { ...req.headers }, at: Date.now(), status: 0 }
+        const rec: RecordedGitHubRequest = {
+          method,
+          path,
+          body: undefined,
+          headers: { ...req.headers },
+          at: performance.timeOrigin + performance.now(),
+          status: 0
+        }
         requests.push(rec)
         const out = artifactService(
           method,
@@ -723,7 +731,14 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
           parseError = true
         }
       }
-      const rec: RecordedGitHubRequest = { method, path, body, headers: { ...req.headers }, at: Date.now(), status: 0 }
+      const rec: RecordedGitHubRequest = {
+        method,
+        path,
+        body,
+        headers: { ...req.headers },
+        at: performance.timeOrigin + performance.now(),
+        status: 0
+      }
       requests.push(rec)
       const send = (r: RouteResult): void => {
         rec.status = r.status
