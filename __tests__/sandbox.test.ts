@@ -134,6 +134,19 @@ describe('fallback', () => {
     expect(await release(s)).toEqual([expect.stringMatching(/no PID namespace/)])
   })
 
+  test('a command that cannot start (its folder is gone) comes back as that error, and the next one runs', async () => {
+    const { workspace } = repo()
+    const s = await prepare(options({ workspace, privilege: 'unavailable' }))
+    expect((await sh(s, 'cd / && rm -rf -- "$OLDPWD" && echo removed')).output).toBe('removed')
+    const failed = await sh(s, 'echo never')
+    expect(failed.error).toMatch(/ENOENT/)
+    expect(failed.output).toBe(`Error: ${failed.error}`)
+    expect(failed.exitCode).toBeNull()
+    mkdirSync(workspace)
+    expect((await sh(s, 'echo again')).output).toBe('again')
+    await release(s)
+  })
+
   asRootOnly('a sandbox user that could reach root (a powerful group) is refused: none, and why', async () => {
     const name = `ba-adm-${randomBytes(3).toString('hex')}`
     users.push(name)

@@ -7,7 +7,6 @@ import type { Started } from '../environments/types'
 
 /** One running command, as runBash follows it. */
 class RemoteCommand extends EventEmitter implements Started {
-  pid: number | undefined
   readonly stdout = new PassThrough()
   /** its exit and the end of its output both came: the server has forgotten it already */
   exited = false
@@ -26,7 +25,8 @@ class RemoteCommand extends EventEmitter implements Started {
   onExit(msg: Exited): void {
     this.exited = true
     if ('oom' in msg && typeof msg.oom === 'number') this.oom = msg.oom
-    if ('error' in msg && this.pid === undefined) this.emit('error', new Error(msg.error))
+    // an error is a command that never started (the server says nothing of a start)
+    if ('error' in msg) this.emit('error', new Error(msg.error))
     else this.emit('exit', 'code' in msg ? msg.code : null)
   }
   forget(): void {
@@ -162,9 +162,7 @@ export class ServerClient {
       cmd?.stdout.end()
     } else if (cmd && type === FRAME.exit) cmd.onExit(JSON.parse(Buffer.concat(payload).toString()) as Exited)
     else if (type === FRAME.message) {
-      const msg = JSON.parse(Buffer.concat(payload).toString()) as Message
-      if (cmd) cmd.pid = 'pid' in msg && typeof msg.pid === 'number' ? msg.pid : cmd.pid
-      else this.answer(id, msg)
+      if (!cmd) this.answer(id, JSON.parse(Buffer.concat(payload).toString()) as Message)
     }
   }
 

@@ -5,7 +5,7 @@
 
 /** Frame types (server to action). */
 export const FRAME = {
-  /** JSON: the answer to a request (for `run`: that it started) */
+  /** JSON: the answer to an `exec` or a `stop`, or a request that failed (a `run` has none: its exit frame says all) */
   message: 0,
   /** raw bytes: a command's output */
   data: 1,
@@ -73,12 +73,11 @@ export interface SetUpInfo {
 export type Hello = ({ type: 'ready'; ns: string; pid: number } & SetUpInfo) | { type: 'failed'; ns: string; error: string }
 export type Ready = Extract<Hello, { type: 'ready' }>
 
-/** A `run` started (its pid), an `exec` ended, a `stop` done, or a request failed. */
-export type Started = { pid: number | undefined }
+/** An `exec` ended, a `stop` done, or a request failed. */
 export type ExecDone = { code: number | null; stderr: string }
 export type StopDone = { ok: boolean; detail?: string }
 export type Failure = { error: string }
-export type Message = Hello | Started | ExecDone | StopDone | Failure
+export type Message = Hello | ExecDone | StopDone | Failure
 
 /** What an exec came to (and how the server runs its own helpers). */
 export interface ExecResult {

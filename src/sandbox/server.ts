@@ -188,7 +188,7 @@ class CommandServer {
     }
     joinCgroup(cgroup, child)
     this.children.set(req.id, child)
-    this.out.send(req.id, { pid: child.pid })
+    // nothing is said of the start (the action would wake for it while the command runs): its exit says all
     this.follow(req.id, child, () => (oomKills(cgroup) > oomBefore ? cgroup.limitMiB : undefined))
   }
 
@@ -211,7 +211,10 @@ class CommandServer {
       this.out.write(Buffer.concat([pendingExit ?? Buffer.alloc(0), frame(FRAME.closed, id, Buffer.alloc(0))]))
       pendingExit = undefined
     })
-    child.on('error', e => this.out.exit(id, { error: e.message }))
+    // a failed spawn (no pid, no exit to follow); after a start, an error (a failed signal) changes nothing
+    child.on('error', e => {
+      if (child.pid === undefined) this.out.exit(id, { error: e.message })
+    })
     child.on('exit', (code, sig) => {
       exited = true
       const msg = jsonFrame(FRAME.exit, id, { code, signal: sig, oom: oom() })
