@@ -170,7 +170,8 @@ describe('a working copy that is not the workspace (sandbox: user)', () => {
       baseSha: 'b'.repeat(40),
       files: [file('link/x.txt'), file('../escape.txt'), file('.git/hooks/pre-commit'), file('sub/.GIT/config')],
       heldBack: [],
-      diff: ''
+      diff: '',
+      diffBytes: Buffer.alloc(0)
     }
     const applied = applyPatch(patch, new Map([['a'.repeat(40), Buffer.from('x\n')]]), ws)
     expect(applied.kind === 'applied' && applied.failed.map(f => f.path)).toEqual([
@@ -246,7 +247,7 @@ describe("a copy that started from the thread's branch (the carried patch applie
         exec: localExec,
         inPlace: false,
         start: { tree: git(ws, 'rev-parse', 'HEAD^{tree}'), objects: join(ws, '.git', 'objects') },
-        carried
+        carried: Buffer.from(carried)
       },
       containsSecret: contains,
       patchDir: tmp('out-carried'),
@@ -361,6 +362,7 @@ describe('the Changes section', () => {
       ],
       heldBack: [{ path: '@team/`evil`\n</details>', why: 'it holds a secret (a known secret value, or a string shaped like a token)' }],
       diff,
+      diffBytes: Buffer.from(diff),
       ...over
     },
     applied: { kind: 'in-place' }
@@ -421,7 +423,7 @@ describe('the Changes section in the whole report', () => {
   const changes: ChangesReport = {
     kind: 'computed',
     mode: 'apply',
-    patch: { baseSha: 'c'.repeat(40), files, heldBack: [], diff },
+    patch: { baseSha: 'c'.repeat(40), files, heldBack: [], diff, diffBytes: Buffer.from(diff) },
     applied: { kind: 'in-place' }
   }
   const meta: ReportMeta = {

@@ -89,7 +89,7 @@ describe('a hand-back that runs out of its budget says so truthfully', () => {
     const computed: ChangesReport = {
       kind: 'computed',
       mode: 'pull-request',
-      patch: { baseSha: 'b'.repeat(40), files: [], heldBack: [], diff: '' },
+      patch: { baseSha: 'b'.repeat(40), files: [], heldBack: [], diff: '', diffBytes: Buffer.alloc(0) },
       applied: { kind: 'applied', files: 3, failed: [] }
     }
     const r = stoppedReport({ report: computed }, STOPPED, false)

@@ -110,6 +110,8 @@ function firstOutput(ai: FakeAnthropic): string {
 }
 
 const FIX = "sed -i 's/return a - b/return a + b/' src/add.js"
+const LATIN1 = "printf 'caf\\351 cr\\350me\\n' > notes.txt"
+const LATIN1_BYTES = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1')
 const ADD_TEST = 'printf \'import { add } from "./add.js"\\nif (add(1, 2) !== 3) throw new Error("add")\\n\' > src/add.test.js'
 
 describe.each(MODES)('sandbox %s: the second run continues on the branch the first committed to', sandbox => {
@@ -129,7 +131,8 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
       ws: checkout(origin.dir, origin.base),
       runId: runIds[0],
       body: '/agent fix the add function',
-      script: [bash(FIX), text('Fixed add.')],
+      // notes.txt is Latin-1 (not UTF-8): the carried patch must keep its bytes
+      script: [bash(`${FIX} && ${LATIN1}`), text('Fixed add.')],
       sandbox
     })
     second = await runIn({
@@ -177,7 +180,9 @@ describe.each(MODES)('sandbox %s: the second run continues on the branch the fir
     expect(readFileSync(second.run.outputs.patch, 'utf8')).not.toContain('src/add.js\n')
   })
 
-  it("the second run's workspace holds the branch's state for later steps", () => {
+  it("the second run's workspace holds the branch's state for later steps, byte for byte", () => {
+    expect(readFileSync(join(first.run.workspace, 'notes.txt'))).toEqual(LATIN1_BYTES)
+    expect(readFileSync(join(second.run.workspace, 'notes.txt'))).toEqual(LATIN1_BYTES)
     expect(readFileSync(join(second.run.workspace, 'src/add.js'), 'utf8')).toContain('return a + b')
     expect(readFileSync(join(second.run.workspace, 'src/add.test.js'), 'utf8')).toContain('add(1, 2)')
   })

@@ -5,7 +5,15 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { carried, committedDiff, MAX_CARRIED_PATCH_BYTES, planResume, resumeLine } from '../src/thread/carry'
+import {
+  carried,
+  carriedBytes,
+  committedDiff,
+  MAX_CARRIED_PATCH_BYTES,
+  planResume,
+  resumeLine,
+  type CarriedPatch
+} from '../src/thread/carry'
 import { computePatch } from '../src/changes/patch'
 import { localExec } from '../src/changes'
 import { git } from './helpers/git'
@@ -67,10 +75,32 @@ describe('resumeLine: one line in the report', () => {
 
 describe('carried: the patch travels only when it may', () => {
   it('within the size limit and holding no secret', () => {
-    expect(carried(B, 'diff', () => false)).toEqual({ base: B, diff: 'diff' })
-    expect(carried(B, '', () => false)).toBeUndefined()
-    expect(carried(B, 'x'.repeat(MAX_CARRIED_PATCH_BYTES + 1), () => false)).toBeUndefined()
-    expect(carried(B, 'diff with sk-secret', t => t.includes('sk-secret'))).toBeUndefined()
+    const bytes = (s: string) => Buffer.from(s)
+    expect(carried(B, bytes('diff'), () => false)).toEqual({ base: B, diff: 'diff', encoding: 'latin1' })
+    expect(carried(B, bytes(''), () => false)).toBeUndefined()
+    expect(carried(B, bytes('x'.repeat(MAX_CARRIED_PATCH_BYTES + 1)), () => false)).toBeUndefined()
+    expect(carried(B, bytes('diff with sk-secret'), t => t.includes('sk-secret'))).toBeUndefined()
+  })
+
+  it("keeps git's bytes through the history's JSON (a Latin-1 text file is not UTF-8); reads a secret in either encoding", () => {
+    // Latin-1 bytes beside UTF-8 ones
+    const diff = Buffer.concat([Buffer.from('+caf\xe9 cr\xe8me\n', 'latin1'), Buffer.from('+\u20ac in UTF-8\n', 'utf8')])
+    const p = carried(B, diff, () => false)!
+    const back: CarriedPatch = JSON.parse(JSON.stringify(p))
+    expect(carriedBytes(back)).toEqual(diff)
+    // a secret with a non-ASCII character, in UTF-8 or in Latin-1 bytes
+    const secret = 'pässwörd-0123456789'
+    for (const enc of ['utf8', 'latin1'] as const)
+      expect(carried(B, Buffer.from(`+${secret}\n`, enc), t => t.includes(secret))).toBeUndefined()
+    // a history written before: UTF-8 text, no encoding
+    expect(carriedBytes({ base: B, diff: '+café\n' })).toEqual(Buffer.from('+café\n', 'utf8'))
+  })
+
+  it('a carried patch that says latin1 but holds characters above one byte, or another encoding, is not applied', () => {
+    const plan = (patch: CarriedPatch) => planResume({ branch: 'b', commitSha: C, patch }, B).kind
+    expect(plan({ base: B, diff: '+caf\xe9\n', encoding: 'latin1' })).toBe('apply')
+    expect(plan({ base: B, diff: '+\u20ac\n', encoding: 'latin1' })).toBe('from-checkout')
+    expect(plan({ base: B, diff: '+x\n', encoding: 'base64' as 'latin1' })).toBe('from-checkout')
   })
 })
 
@@ -99,7 +129,7 @@ describe('committedDiff: what the commit held', () => {
         tmpDir: tmpdir()
       })
       expect(patch.files.map(f => f.path)).toEqual(['.github/workflows/ci.yml', 'a.txt', 'link', 'z.txt'])
-      const kept = committedDiff(patch)
+      const kept = committedDiff(patch).toString('utf8')
       expect(kept).not.toContain('ci.yml')
       for (const p of ['a/a.txt', 'a/link', 'b/z.txt']) expect(kept).toContain(p)
       expect(kept.match(/^diff --git /gm)).toHaveLength(4) // the symlink's two sections and two files
@@ -115,6 +145,8 @@ describe('committedDiff: what the commit held', () => {
 
   it('sections that do not line up with the files: nothing rather than something wrong', () => {
     const files = [{ path: 'a', status: 'modified', binary: false, additions: 1, deletions: 0, workflow: false }] as const
-    expect(committedDiff({ files: [...files], diff: 'diff --git a/a b/a\n@@\ndiff --git a/b b/b\n@@\n' })).toBe('')
+    expect(committedDiff({ files: [...files], diffBytes: Buffer.from('diff --git a/a b/a\n@@\ndiff --git a/b b/b\n@@\n') })).toEqual(
+      Buffer.alloc(0)
+    )
   })
 })

@@ -112,7 +112,12 @@ describe('a carried patch is applied to the copy', () => {
 
 describe('what a run leaves for the next one', () => {
   const computed = (handback?: unknown) =>
-    ({ kind: 'computed', mode: 'branch', patch: { baseSha: 'x', files: [], heldBack: [], diff: '' }, handback }) as ChangesReport
+    ({
+      kind: 'computed',
+      mode: 'branch',
+      patch: { baseSha: 'x', files: [], heldBack: [], diff: '', diffBytes: Buffer.alloc(0) },
+      handback
+    }) as ChangesReport
 
   it('nothing committed: the branch the last run left, patch and all', async () => {
     const last = history('b'.repeat(40), 'diff')

@@ -76,8 +76,8 @@ export interface HandBackOptions {
     tmpDir?: string
     /** PATH to find git with there */
     path?: string
-    /** the thread branch's carried patch, applied to the copy after `start` (ComputedPatch.carried) */
-    carried?: string
+    /** the thread branch's carried patch (its bytes), applied to the copy after `start` (ComputedPatch.carried) */
+    carried?: Buffer
   }
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
@@ -152,7 +152,7 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   if (o.progress) o.progress.report = report
   if (patch.files.length === 0 && !computed.carried?.files.length) return report
 
-  const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, computed.diffBytes, warn) : undefined
+  const patchFile = patch.diff && !o.containsSecret(patch.diff) ? writePatchFile(o, patch.diffBytes, warn) : undefined
   if (patchFile) report.patchFile = patchFile
   if (o.source.inPlace) report.applied = { kind: 'in-place' }
   else if (o.mode !== 'none' && o.progress?.stopped) report.notApplied = o.progress.stopped

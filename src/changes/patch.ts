@@ -34,14 +34,14 @@ export interface Patch {
   files: FileChange[]
   /** changed files left out of everything (patch, workspace, commit), with the reason */
   heldBack: HeldBack[]
-  /** the whole patch (`git apply`-able, binary-safe); '' when nothing changed */
+  /** the whole patch (`git apply`-able, binary-safe) as text, for its sections and the report; '' when nothing changed */
   diff: string
+  /** `diff` as git wrote it: what is written or applied is these bytes (a text file in Latin-1 is not UTF-8) */
+  diffBytes: Buffer
 }
 
 export interface ComputedPatch {
   patch: Patch
-  /** `patch.diff` as git wrote it: the patch file holds these bytes (a text file in Latin-1 is not UTF-8) */
-  diffBytes: Buffer
   /** the new content of every file in `patch.files` that has one, by blob sha */
   blobs: Map<string, Buffer>
   /** files held back, with their content at the start: where the agent worked in the workspace, they are put back */
@@ -71,9 +71,9 @@ export interface PatchOptions {
   /**
    * The thread branch's carried patch, already applied to the copy after its
    * start: the run's own changes are computed against the start plus it, and
-   * it comes back on its own (ComputedPatch.carried) for the workspace.
+   * it comes back on its own (ComputedPatch.carried) for the workspace. Its bytes, as git wrote them.
    */
-  carried?: string
+  carried?: Buffer
   /** where the throwaway repository goes (default: the OS temp dir) */
   tmpDir?: string
   /** how files are made there: here, or as the user git runs as (the sandbox's) */
@@ -244,8 +244,8 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
 }
 
 /** The start's tree with the thread branch's carried patch applied (in the scratch index, which then holds it). */
-async function carriedTree(git: ScratchGit, carried: string): Promise<string> {
-  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(carried))
+async function carriedTree(git: ScratchGit, carried: Buffer): Promise<string> {
+  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], carried)
   return (await git(['write-tree'])).toString('utf8').trim()
 }
 
@@ -316,7 +316,7 @@ async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBac
         secretFiles.flatMap(f => (f.oldSha && f.oldMode !== '160000' ? [f.oldSha] : []))
       )
       const secrets = secretFiles.map(file => ({ file, old: file.oldSha ? old.get(file.oldSha) : undefined }))
-      return { patch: { baseSha: opts.baseSha, files, heldBack, diff }, diffBytes, blobs, secrets }
+      return { patch: { baseSha: opts.baseSha, files, heldBack, diff, diffBytes }, blobs, secrets }
     }
     secretFiles.push(...holds.map(h => h.file).filter(f => f.oldMode !== '160000' && f.newMode !== '160000'))
     if (round >= 3) throw new PatchError('the changes could not be checked: held-back files kept coming back')

@@ -12,11 +12,19 @@ import { inlineCode } from '../changes/render'
  */
 export const MAX_CARRIED_PATCH_BYTES = 16 * 1024 * 1024
 
-/** The patch that turns the checked-out commit `base` into the branch's tree (`git apply`-able, binary). */
+/**
+ * The patch that turns the checked-out commit `base` into the branch's tree (`git apply`-able, binary), as the
+ * history keeps it: `diff` holds its bytes one character each (`encoding: 'latin1'`), so a text file that is not
+ * UTF-8 keeps its bytes through the JSON. A history written before holds UTF-8 text and no `encoding`.
+ */
 export interface CarriedPatch {
   base: string
   diff: string
+  encoding?: 'latin1'
 }
+
+/** The carried patch's bytes. */
+export const carriedBytes = (p: CarriedPatch): Buffer => Buffer.from(p.diff, p.encoding === 'latin1' ? 'latin1' : 'utf8')
 
 /** The branch the thread's last run committed to, its commit, and the pull request it is the head of, if one is known. */
 export interface ThreadBranchRef {
@@ -59,7 +67,8 @@ export function planResume(h: BranchRecord | undefined, head: string | undefined
   if (!head) return fromCheckout('the workspace is not a git checkout')
   if (head === onto.sha) return { kind: 'at-branch', onto }
   const p = h.patch
-  if (!p || typeof p.base !== 'string' || !SHA.test(p.base) || typeof p.diff !== 'string' || !p.diff) {
+  const readable = p?.encoding === undefined || (p.encoding === 'latin1' && typeof p.diff === 'string' && !/[\u0100-\uffff]/.test(p.diff))
+  if (!p || typeof p.base !== 'string' || !SHA.test(p.base) || typeof p.diff !== 'string' || !p.diff || !readable) {
     return fromCheckout(
       `its changes were not saved with the conversation (over ${MAX_CARRIED_PATCH_BYTES / (1024 * 1024)} MiB, or not safe to carry)`
     )
@@ -80,9 +89,10 @@ export function resumeLine(plan: ResumePlan, applied?: { why: string }): string 
   return `🌿 The working copy starts from branch ${inlineCode(plan.onto.branch)} (commit ${short(plan.onto.sha)}), where the last run committed; changes are committed onto it.`
 }
 
-/** The part of a checked patch that was committed: every file's sections but the workflow files' (the token may not commit those). */
-export function committedDiff(patch: Pick<Patch, 'files' | 'diff'>): string {
-  const sections = splitDiff(patch.diff)
+/** The part of a checked patch that was committed (its bytes): every file's sections but the workflow files' (the token may not commit those). */
+export function committedDiff(patch: Pick<Patch, 'files' | 'diffBytes'>): Buffer {
+  // one character a byte: the sections are cut where git's bytes are, whatever the files' encodings
+  const sections = splitDiff(patch.diffBytes.toString('latin1'))
   const kept: string[] = []
   let at = 0
   for (const f of patch.files) {
@@ -91,11 +101,13 @@ export function committedDiff(patch: Pick<Patch, 'files' | 'diff'>): string {
     at += n
   }
   // the sections and the files must line up; when they do not, nothing is carried rather than something wrong
-  return at === sections.length ? kept.join('') : ''
+  return at === sections.length ? Buffer.from(kept.join(''), 'latin1') : Buffer.alloc(0)
 }
 
-/** The patch to carry, when it may travel: within the size limit and holding no secret. */
-export function carried(base: string, diff: string, containsSecret: (text: string) => boolean): CarriedPatch | undefined {
-  if (!diff || Buffer.byteLength(diff) > MAX_CARRIED_PATCH_BYTES || containsSecret(diff)) return undefined
-  return { base, diff }
+/** The patch to carry, when it may travel: within the size limit and holding no secret (read as UTF-8, and as Latin-1). */
+export function carried(base: string, diff: Buffer, containsSecret: (text: string) => boolean): CarriedPatch | undefined {
+  if (diff.length === 0 || diff.length > MAX_CARRIED_PATCH_BYTES) return undefined
+  const latin1 = diff.toString('latin1')
+  if (containsSecret(diff.toString('utf8')) || containsSecret(latin1)) return undefined
+  return { base, diff: latin1, encoding: 'latin1' }
 }

@@ -31,12 +31,12 @@ import { inlineCode } from '../changes/render'
 import type { Sandbox } from '../sandbox'
 import { messageOf } from '../util'
 import type { LoadedHistory } from './history'
-import { carried, committedDiff, planResume, resumeLine, type BranchRecord, type ThreadBranchRef } from './carry'
+import { carried, carriedBytes, committedDiff, planResume, resumeLine, type BranchRecord, type ThreadBranchRef } from './carry'
 
 type Outcome =
   | { kind: 'none' }
   | { kind: 'at-branch'; onto: ThreadBranchRef }
-  | { kind: 'applied'; onto: ThreadBranchRef; base: Base; diff: string }
+  | { kind: 'applied'; onto: ThreadBranchRef; base: Base; diff: Buffer }
   | { kind: 'from-checkout' }
 
 export interface PrepareOptions {
@@ -77,8 +77,9 @@ export class ThreadBranch {
       const plan = planResume(h, head?.sha)
       let failed: { why: string } | undefined
       if (plan.kind === 'apply' && head) {
-        const done = await this.apply(sb, head, plan.patch.diff, o.tmpDir).catch(e => ({ ok: false as const, why: messageOf(e) }))
-        if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base, diff: plan.patch.diff }
+        const diff = carriedBytes(plan.patch)
+        const done = await this.apply(sb, head, diff, o.tmpDir).catch(e => ({ ok: false as const, why: messageOf(e) }))
+        if (done.ok) this.outcome = { kind: 'applied', onto: plan.onto, base: done.base, diff }
         else failed = { why: `its changes no longer apply to the working copy (git: ${inlineCode(done.why)})` }
       } else if (plan.kind === 'at-branch') this.outcome = plan
       this.outcome ??= plan.kind === 'none' ? plan : { kind: 'from-checkout' }
@@ -92,7 +93,7 @@ export class ThreadBranch {
   private async apply(
     sb: Sandbox,
     head: Base,
-    diff: string,
+    diff: Buffer,
     tmpDir: string
   ): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
     this.scratch = mkdtempSync(join(tmpDir, 'bash-agent-thread-'))
@@ -107,7 +108,7 @@ export class ThreadBranch {
    * the copy started from it, and the carried patch applied to the copy (the
    * same bytes), which a copy's start does not hold.
    */
-  forHandBack(base: Promise<Base | undefined>): { base: Promise<Base | undefined>; onto?: ThreadBranchRef; carried?: string } {
+  forHandBack(base: Promise<Base | undefined>): { base: Promise<Base | undefined>; onto?: ThreadBranchRef; carried?: Buffer } {
     const out = this.outcome
     if (out?.kind === 'applied') return { base: Promise.resolve(out.base), onto: out.onto, carried: out.diff }
     if (out?.kind === 'at-branch') return { base, onto: out.onto }
@@ -171,12 +172,12 @@ async function baseCommit(
   exec: Exec,
   dir: string,
   head: Base,
-  diff: string
+  diff: Buffer
 ): Promise<{ ok: true; base: Base } | { ok: false; why: string }> {
   const { git, objects } = await scratchRepo(exec, join(dir, 'base'), head.objects)
   try {
     await git(['read-tree', head.sha])
-    await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(diff))
+    await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], diff)
     const tree = (await git(['write-tree'])).toString().trim()
     const who = ['-c', 'user.name=bash-agent', '-c', 'user.email=bash-agent@localhost']
     const sha = (await git([...who, 'commit-tree', tree, '-p', head.sha, '-m', 'the thread branch'])).toString().trim()
@@ -192,7 +193,7 @@ async function baseCommit(
  * of the copy's config or hooks is read. All or nothing: git checks every hunk
  * before it writes.
  */
-async function applyToCopy(hostExec: Exec, sb: Sandbox, diff: string, scratch: string): Promise<{ ok: true } | { ok: false; why: string }> {
+async function applyToCopy(hostExec: Exec, sb: Sandbox, diff: Buffer, scratch: string): Promise<{ ok: true } | { ok: false; why: string }> {
   const user = sb.mode === 'user'
   const exec: Exec = user ? (file, args, opts) => sb.exec(file, args, opts) : hostExec
   const gitDir = user ? join(sb.env.TMPDIR ?? dirname(sb.workdir), `thread-${randomBytes(12).toString('hex')}`) : join(scratch, 'apply')
@@ -202,18 +203,18 @@ async function applyToCopy(hostExec: Exec, sb: Sandbox, diff: string, scratch: s
   const applied = await exec('git', [...SAFE_C, 'apply', '--binary', '--whitespace=nowarn', '-'], {
     cwd: sb.workdir,
     env: { ...env, GIT_DIR: gitDir, GIT_WORK_TREE: sb.workdir, GIT_INDEX_FILE: join(gitDir, 'index') },
-    input: Buffer.from(diff)
+    input: diff
   })
   await exec('rm', ['-rf', gitDir], { env })
   return applied.code === 0 ? { ok: true } : { ok: false, why: lastLine(applied.stderr) || `git apply ended with ${applied.code}` }
 }
 
 /** The patch from the checkout `real` to the branch's new tree: `from`'s tree plus what was committed. */
-async function diffToBranch(exec: Exec, real: Base, from: Base, committed: string, dir: string): Promise<string> {
-  if (!committed) return ''
+async function diffToBranch(exec: Exec, real: Base, from: Base, committed: Buffer, dir: string): Promise<Buffer> {
+  if (committed.length === 0) return committed
   const { git } = await scratchRepo(exec, join(dir, 'carry'), from.objects)
   await git(['read-tree', from.sha])
-  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], Buffer.from(committed))
+  await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], committed)
   const tree = (await git(['write-tree'])).toString().trim()
-  return (await git(['diff', '--binary', '--full-index', '--no-ext-diff', '--no-textconv', '--no-color', real.sha, tree])).toString('utf8')
+  return git(['diff', '--binary', '--full-index', '--no-ext-diff', '--no-textconv', '--no-color', real.sha, tree])
 }
