@@ -40,6 +40,8 @@ export class ServerClient {
   private readonly waiting = new Map<number, (msg: Message) => void>()
   /** the output not yet cut into frames, and the header of the frame being read */
   private parts: Buffer[] = []
+  /** the first part not yet taken (an index, not shift(): a frame may lie in thousands of small chunks) */
+  private first = 0
   private partsLength = 0
   private header: { length: number; id: number; type: number } | undefined
   /** the output of each running exec, chunk by chunk (joined once, at its end) */
@@ -137,16 +139,23 @@ export class ServerClient {
     const out: Buffer[] = []
     this.partsLength -= n
     while (n > 0) {
-      const p = this.parts[0]
+      const p = this.parts[this.first]
       if (p.length <= n) {
         out.push(p)
-        this.parts.shift()
+        this.first++
         n -= p.length
       } else {
         out.push(p.subarray(0, n))
-        this.parts[0] = p.subarray(n)
+        this.parts[this.first] = p.subarray(n)
         n = 0
       }
+    }
+    if (this.first === this.parts.length) {
+      this.parts = []
+      this.first = 0
+    } else if (this.first >= 1024) {
+      this.parts = this.parts.slice(this.first)
+      this.first = 0
     }
     return out
   }

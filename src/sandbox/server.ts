@@ -186,6 +186,12 @@ class CommandServer {
       this.out.exit(req.id, { error: (e as Error).message })
       return
     }
+    if (child.pid === undefined) {
+      // it did not start (ENOENT, EMFILE...): Node says why in its 'error', and nothing else follows
+      child.on('error', e => this.out.exit(req.id, { error: e.message }))
+      child.stdout?.destroy()
+      return
+    }
     joinCgroup(cgroup, child)
     this.children.set(req.id, child)
     // nothing is said of the start (the action would wake for it while the command runs): its exit says all
@@ -211,10 +217,8 @@ class CommandServer {
       this.out.write(Buffer.concat([pendingExit ?? Buffer.alloc(0), frame(FRAME.closed, id, Buffer.alloc(0))]))
       pendingExit = undefined
     })
-    // a failed spawn (no pid, no exit to follow); after a start, an error (a failed signal) changes nothing
-    child.on('error', e => {
-      if (child.pid === undefined) this.out.exit(id, { error: e.message })
-    })
+    // after a start, an error (a failed signal) changes nothing: the exit follows
+    child.on('error', () => undefined)
     child.on('exit', (code, sig) => {
       exited = true
       const msg = jsonFrame(FRAME.exit, id, { code, signal: sig, oom: oom() })
