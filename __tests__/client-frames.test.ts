@@ -78,6 +78,33 @@ describe("the server's frames, cut anywhere by the pipe", () => {
     }
   })
 
+  it("keeps no chunk it has passed on: a command's output streamed in chunks that never end on a frame boundary", async () => {
+    const { child, feed } = serverProcess()
+    const client = new ServerClient(child, { bins: {} } as unknown as ServerConfig)
+    feed(READY)
+    const cmd = client.start('yes', '/w', {})
+    let seen = 0
+    cmd.stdout.on('data', (d: Buffer) => (seen += d.length))
+    // 2,000 frames of 64 KiB, cut into chunks of 64 KiB: every chunk ends inside a frame
+    const one = frame(FRAME.data, 1, Buffer.alloc(64 * 1024, 1))
+    // what the client holds of the stream (the list it cuts frames from), at its most
+    const held = () => (client as unknown as { parts: Buffer[] }).parts.reduce((n, p) => n + p.length, 0)
+    let most = 0
+    let carry = Buffer.alloc(0)
+    for (let i = 0; i < 2000; i++) {
+      const bytes = Buffer.concat([carry, one])
+      feed(bytes.subarray(0, 64 * 1024))
+      carry = bytes.subarray(64 * 1024)
+      most = Math.max(most, held())
+    }
+    feed(carry)
+    await new Promise(r => setImmediate(r))
+    expect(seen).toBe(2000 * 64 * 1024)
+    // only the part of the frame not yet whole: 128 MiB passed through (kept, the passed chunks were up to 64 MiB)
+    expect(most).toBeLessThan(64 * 1024)
+    expect(held()).toBe(0)
+  })
+
   it('one byte at a time, a 64 KiB output among them', async () => {
     const s = stream(random(11))
     const big = Buffer.alloc(64 * 1024, 7)

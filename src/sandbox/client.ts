@@ -34,6 +34,8 @@ class RemoteCommand extends EventEmitter implements Started {
   }
 }
 
+const EMPTY = Buffer.alloc(0)
+
 export class ServerClient {
   private nextId = 1
   private readonly commands = new Map<number, RemoteCommand>()
@@ -142,7 +144,7 @@ export class ServerClient {
       const p = this.parts[this.first]
       if (p.length <= n) {
         out.push(p)
-        this.first++
+        this.parts[this.first++] = EMPTY // not kept by this list until it is compacted
         n -= p.length
       } else {
         out.push(p.subarray(0, n))
