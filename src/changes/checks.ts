@@ -48,7 +48,7 @@ export function checkLimits(files: FileChange[], sizes: Map<string, number>): Ho
  * The new bytes as UTF-8 and as Latin-1: one pass where both read the same
  * (ASCII), so a big text file is read once.
  */
-function contentHoldsSecret(content: Buffer, containsSecret: (text: string) => boolean): boolean {
+export function contentHoldsSecret(content: Buffer, containsSecret: (text: string) => boolean): boolean {
   return containsSecret(content.toString('utf8')) || (!isAscii(content) && containsSecret(content.toString('latin1')))
 }
 

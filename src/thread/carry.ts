@@ -3,6 +3,7 @@
 // the next run does with it. Pure; the git work is in resume.ts.
 import { sectionsOf, splitDiff, type Patch } from '../changes/patch'
 import { inlineCode } from '../changes/render'
+import { contentHoldsSecret } from '../changes/checks'
 
 /**
  * Most bytes of a carried patch. The history it travels in is refused past
@@ -106,8 +107,6 @@ export function committedDiff(patch: Pick<Patch, 'files' | 'diffBytes'>): Buffer
 
 /** The patch to carry, when it may travel: within the size limit and holding no secret (read as UTF-8, and as Latin-1). */
 export function carried(base: string, diff: Buffer, containsSecret: (text: string) => boolean): CarriedPatch | undefined {
-  if (diff.length === 0 || diff.length > MAX_CARRIED_PATCH_BYTES) return undefined
-  const latin1 = diff.toString('latin1')
-  if (containsSecret(diff.toString('utf8')) || containsSecret(latin1)) return undefined
-  return { base, diff: latin1, encoding: 'latin1' }
+  if (diff.length === 0 || diff.length > MAX_CARRIED_PATCH_BYTES || contentHoldsSecret(diff, containsSecret)) return undefined
+  return { base, diff: diff.toString('latin1'), encoding: 'latin1' }
 }
