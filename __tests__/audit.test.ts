@@ -1,14 +1,14 @@
-// SECURITY.md's list of the code an auditor must read (what runs as root, or as the runner user while the
+// docs/security.md's list of the code an auditor must read (what runs as root, or as the runner user while the
 // agent's processes exist) names every such file with its line count: the list cannot go stale.
 import { describe, expect, it } from '@jest/globals'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO_ROOT } from './helpers/run-action'
 
-/** The rows of the table under `### What to audit`: file -> line count. */
+/** The rows of the table under `## What to audit` in docs/security.md: file -> line count. */
 function listed(): Map<string, number> {
-  const text = readFileSync(join(REPO_ROOT, 'SECURITY.md'), 'utf8')
-  const start = text.indexOf('### What to audit')
+  const text = readFileSync(join(REPO_ROOT, 'docs', 'security.md'), 'utf8')
+  const start = text.indexOf('## What to audit')
   expect(start).toBeGreaterThan(0)
   const section = text.slice(start, text.indexOf('\n#', start + 5))
   const rows = new Map<string, number>()
@@ -18,13 +18,13 @@ function listed(): Map<string, number> {
 
 const lines = (file: string) => (readFileSync(join(REPO_ROOT, file), 'utf8').match(/\n/g) ?? []).length
 
-describe('SECURITY.md: what to audit', () => {
+describe('docs/security.md: what to audit', () => {
   it('each listed file exists with the line count given (wc -l)', () => {
     const rows = listed()
     expect(rows.size).toBeGreaterThan(5)
     for (const [file, count] of rows) expect({ file, lines: lines(file) }).toEqual({ file, lines: count })
     // and the total the text gives
-    const text = readFileSync(join(REPO_ROOT, 'SECURITY.md'), 'utf8')
+    const text = readFileSync(join(REPO_ROOT, 'docs', 'security.md'), 'utf8')
     const total = [...rows.values()].reduce((a, b) => a + b, 0)
     expect(text).toContain(`${rows.size} files, ${total} lines`)
   })
