@@ -1,5 +1,5 @@
 // The shipped workflows are part of the product: every workflow in README.md
-// and SECURITY.md passes GitHub's own parser (@actions/workflow-parser, as the
+// and docs/*.md (and the repository's own, .github/workflows/) passes GitHub's own parser (@actions/workflow-parser, as the
 // workflow language service uses it), and what the comment workflows' `if:`
 // and concurrency group make of real webhook payloads (evaluated with
 // @actions/expressions) agrees with what the built action does with the same
@@ -7,7 +7,7 @@
 // stop gets a group of its own, one it runs as a task never does, and the
 // requests of one thread queue (`queue: max`, no cancel-in-progress).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   convertWorkflowTemplate,
@@ -53,7 +53,23 @@ function yamlBlocks(file: string): Block[] {
   return blocks
 }
 
-const BLOCKS = [...yamlBlocks('README.md'), ...yamlBlocks('SECURITY.md')]
+/** The pages users copy workflows from: the README, SECURITY.md and every page of docs/. */
+const PAGES = [
+  'README.md',
+  'SECURITY.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter(n => n.endsWith('.md'))
+    .sort()
+    .map(n => `docs/${n}`)
+].filter(p => existsSync(join(REPO_ROOT, p)))
+const BLOCKS = PAGES.flatMap(yamlBlocks)
+
+/** The repository's own workflows (CI, the end-to-end run of the action), each file whole. */
+const WORKFLOW_DIR = join(REPO_ROOT, '.github', 'workflows')
+const OWN_WORKFLOWS: Block[] = (existsSync(WORKFLOW_DIR) ? readdirSync(WORKFLOW_DIR) : [])
+  .filter(n => /\.ya?ml$/.test(n))
+  .sort()
+  .map(n => ({ file: `.github/workflows/${n}`, line: 1, yaml: readFileSync(join(WORKFLOW_DIR, n), 'utf8') }))
 const isWorkflow = (b: Block): boolean => /^jobs:/m.test(b.yaml) && /^on:/m.test(b.yaml)
 
 /** A step snippet (a list of steps) is checked as the steps of a job. */
@@ -299,12 +315,36 @@ async function actionDoes(gh: FakeGitHub, row: Row, runId: number, inputs: Recor
 
 const blocks = BLOCKS.map(b => ({ ...b, label: `${b.file}:${b.line}` }))
 
-describe('every workflow in README.md and SECURITY.md passes GitHub’s parser', () => {
+describe('every workflow in README.md and docs/ passes GitHub’s parser', () => {
   it('finds the workflows', () => {
-    expect(blocks.filter(isWorkflow).map(b => b.file)).toEqual(expect.arrayContaining(['README.md', 'SECURITY.md']))
+    expect(blocks.filter(isWorkflow).map(b => b.file)).toEqual(expect.arrayContaining(['README.md', 'docs/security.md', 'docs/usage.md']))
   })
   it.each(blocks.map(b => [b.label, b] as const))('%s', async (_label, b) => {
     const { errors, template } = await parse(b)
+    expect(errors).toEqual([])
+    expect(template?.jobs.length).toBeGreaterThan(0)
+  })
+})
+
+describe('every workflow of the repository (.github/workflows/) passes GitHub’s parser', () => {
+  it('has a CI workflow on pushes and pull requests that runs the tests on Ubuntu', () => {
+    const ci = OWN_WORKFLOWS.find(w => w.file === '.github/workflows/ci.yml')
+    expect(ci).toBeDefined()
+    expect(ci?.yaml).toMatch(/^ {2}pull_request:/m)
+    expect(ci?.yaml).toMatch(/^ {2}push:/m)
+    expect(ci?.yaml).toMatch(/runs-on: ubuntu-latest/)
+    expect(ci?.yaml).toMatch(/npm test/)
+  })
+  it('has a workflow that runs the action itself (uses: ./)', () => {
+    expect(OWN_WORKFLOWS.some(w => /uses: \.\/\s*$/m.test(w.yaml))).toBe(true)
+  })
+  it('Dependabot keeps npm and the workflows’ actions up to date (.github/dependabot.yml)', () => {
+    const text = readFileSync(join(REPO_ROOT, '.github', 'dependabot.yml'), 'utf8')
+    expect(text).toMatch(/package-ecosystem: npm/)
+    expect(text).toMatch(/package-ecosystem: github-actions/)
+  })
+  it.each(OWN_WORKFLOWS.map(w => [w.file, w] as const))('%s', async (_file, w) => {
+    const { errors, template } = await parse(w)
     expect(errors).toEqual([])
     expect(template?.jobs.length).toBeGreaterThan(0)
   })
@@ -392,8 +432,8 @@ describe('the shipped workflows agree with the action', () => {
     cleanupRuns()
   })
 
-  it('both the README and SECURITY.md ship a comment workflow', () => {
-    expect(commentWorkflows.map(b => b.file)).toEqual(expect.arrayContaining(['README.md', 'SECURITY.md']))
+  it('both the README and docs/security.md ship a comment workflow', () => {
+    expect(commentWorkflows.map(b => b.file)).toEqual(expect.arrayContaining(['README.md', 'docs/security.md']))
     expect(templates.size).toBe(commentWorkflows.length + dispatchWorkflows.length)
   })
 
