@@ -20,13 +20,11 @@ import { isPost, setCrash } from './run/state'
 import { messageOf } from './util'
 
 /**
- * The main step's V8 flags. Memory: undici parses HTTP with llhttp compiled to
- * WebAssembly (Node's fetch has one copy, the undici that @actions/github
- * bundles another). V8 compiles it with Liftoff, then again with TurboFan in
- * background threads, ~15 MB per copy, which kept the peak near 100 MB; Liftoff
- * code parses a run's responses just as well, and TurboFan is asked for only
- * once functions are hot, which checks the flag then. --expose-gc is for
- * src/tools/bash.ts (set here too, so the flags change once).
+ * The main step's V8 flag: --expose-gc, for the young-generation collections
+ * of src/tools/bash.ts (a command printing 1 GiB: a peak of ~101 MB with them,
+ * ~153 MB without, on Node 24; docs/performance.md). --liftoff-only, which
+ * kept undici's WebAssembly HTTP parser from a second TurboFan copy on Node
+ * 20, bought nothing measurable on Node 24 (100.7 MB either way) and is gone.
  *
  * When: after the main step's modules are evaluated and Node's own undici is
  * loaded (touching `Headers` loads it), not at start. A changed flag changes the
@@ -37,7 +35,6 @@ import { messageOf } from './util'
 function setV8Flags(): void {
   void (globalThis as { Headers?: unknown }).Headers
   try {
-    setFlagsFromString('--liftoff-only')
     setFlagsFromString('--expose-gc')
   } catch {
     // not fatal: V8 ignores flags it does not know
