@@ -55,7 +55,7 @@ register('./ts-hooks.mjs', import.meta.url)
 
 const { startFakeAnthropic, bash, text } = await import('../__tests__/helpers/fake-anthropic.ts')
 const { startFakeGitHub } = await import('../__tests__/helpers/fake-github.ts')
-const { runAction, cleanupRuns, REPO_ROOT } = await import('../__tests__/helpers/run-action.ts')
+const { runAction, cleanupRuns, REPO_ROOT, ACTION_NODE } = await import('../__tests__/helpers/run-action.ts')
 const { issueCommentEvent } = await import('../__tests__/helpers/events.ts')
 const { billedInputTokens } = await import('../src/agent/cost.ts')
 const { runBash } = await import('../src/tools/bash.ts')
@@ -515,7 +515,7 @@ async function proxyLatency() {
 }
 
 console.log(
-  `bench: ${entry} on node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
+  `bench: ${entry} on node ${spawnSync(ACTION_NODE, ['--version']).stdout.toString().trim()} (${ACTION_NODE}; the bench's own ${process.version}), ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
     .map(l => l.toFixed(2))
     .join(' ')}`
 )
