@@ -135,12 +135,16 @@ async function interactive(ask: Ask, model: string): Promise<void> {
   // Lines are read through the async iterator, which queues what arrives while the agent works.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) })
   const history: MessageParam[] = []
+  // Input that ended (a pipe, Ctrl-D) closes the interface while queued lines are still read; Node 24
+  // throws ERR_USE_AFTER_CLOSE on a prompt after that, so there is none.
+  let closed = false
+  rl.on('close', () => (closed = true))
   rl.setPrompt(cyan('agent >> '))
   rl.prompt()
   for await (const line of rl) {
     if (['', 'q', 'exit'].includes(line.trim().toLowerCase())) break
     await ask(history, line)
-    rl.prompt()
+    if (!closed) rl.prompt()
   }
   rl.close()
 }
