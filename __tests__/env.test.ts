@@ -278,12 +278,15 @@ describe('looksLikeCredential', () => {
   })
 })
 
-describe('the README documents the built-in list', () => {
-  test('every built-in name and location name is in the README table, and every never-passed kind is named', async () => {
+describe('docs/configuration.md documents the built-in list', () => {
+  test('every built-in name and location name is in its list, and every never-passed kind is named', async () => {
     const { readFileSync } = await import('node:fs')
     const { LOCATION_NAMES } = await import('../src/sandbox/env')
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-    const section = readme.slice(readme.indexOf('### Environment of the commands'), readme.indexOf('### Git credentials in the workspace'))
+    const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8')
+    const start = page.indexOf('## The environment of the commands')
+    expect(start).toBeGreaterThan(-1)
+    const next = page.indexOf('\n## ', start + 3)
+    const section = page.slice(start, next === -1 ? undefined : next)
     for (const name of [...BUILTIN_NAMES, ...LOCATION_NAMES, 'LC_*'])
       expect({ name, documented: section.includes(`\`${name}\``) }).toEqual({ name, documented: true })
     for (const name of [
