@@ -7,11 +7,20 @@ import fs from 'node:fs'
 import { createProxy, type ProxyEvent } from './proxy'
 import { parseAllowedDomains } from './allowlist'
 
-const cfg = JSON.parse(process.argv[process.argv.length - 1]) as { socket: string; uid: number; gid: number; allowed: string[] }
+const cfg = JSON.parse(process.argv[process.argv.length - 1]) as {
+  socket: string
+  uid: number
+  gid: number
+  allowed: string[]
+  presets?: Record<string, string[]>
+}
 const say = (msg: unknown) => process.stdout.write(`${JSON.stringify(msg)}\n`)
 process.stdout.on('error', () => process.exit(0))
 try {
-  const server = createProxy({ allow: parseAllowedDomains(cfg.allowed.join('\n')), onEvent: (e: ProxyEvent) => say(e) })
+  const presets = Object.fromEntries(
+    Object.entries(cfg.presets ?? {}).map(([name, hosts]) => [name, parseAllowedDomains(hosts.join('\n'))])
+  )
+  const server = createProxy({ allow: parseAllowedDomains(cfg.allowed.join('\n')), presets, onEvent: (e: ProxyEvent) => say(e) })
   fs.rmSync(cfg.socket, { force: true })
   server.listen(cfg.socket, () => {
     try {
