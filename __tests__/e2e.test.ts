@@ -541,7 +541,7 @@ describe('events', () => {
     expect(onlyComment(r.gh)).toMatchObject({ kind: 'issue', issue_number: 11 })
   })
 
-  it('a review comment: eyes on it, the report is a reply in its thread (replies endpoint), updated in place', async () => {
+  it('a review comment: eyes on it, the report is a reply in its thread (in_reply_to, enabled for apps), updated in place', async () => {
     const r = await scenario({
       eventName: 'pull_request_review_comment',
       payload: reviewCommentEvent({ body: '/agent explain this change', pullNumber: 2, commentId: 777 }),
@@ -551,7 +551,11 @@ describe('events', () => {
     expect(r.gh.reactions).toEqual([{ subject: 'review_comment', id: 777, content: 'eyes', repo: REPO }])
     const c = onlyComment(r.gh)
     expect(c).toMatchObject({ kind: 'review', pull_number: 2, in_reply_to_id: 777 })
-    expect(r.writes.filter(w => w.route === 'createReplyForReviewComment')).toHaveLength(1)
+    // POST …/pulls/{n}/comments with in_reply_to: the …/replies route is not enabled for GitHub Apps (403 with GITHUB_TOKEN)
+    expect(r.writes.filter(w => w.route === 'createReplyForReviewComment')).toHaveLength(0)
+    const replies = r.writes.filter(w => w.route === 'createReviewComment')
+    expect(replies).toHaveLength(1)
+    expect(replies[0].body).toMatchObject({ in_reply_to: 777, commit_id: expect.any(String), path: expect.any(String) })
     expect(r.writes.filter(w => w.route === 'createComment')).toHaveLength(0)
     expect(c.updates.length).toBeGreaterThanOrEqual(2)
     expect(c.body).toContain('One commit.')

@@ -232,11 +232,13 @@ describe('fake GitHub', () => {
         updates: ['Working on it…', 'Done.']
       })
 
-      const reply = await octokit.rest.pulls.createReplyForReviewComment({
+      const reply = await octokit.rest.pulls.createReviewComment({
         owner,
         repo,
         pull_number: 2,
-        comment_id: 284312630,
+        in_reply_to: 284312630,
+        commit_id: 'a'.repeat(40),
+        path: 'README.md',
         body: 'On it'
       })
       expect(reply.status).toBe(201)
@@ -276,6 +278,26 @@ describe('fake GitHub', () => {
     } finally {
       await gh.close()
     }
+  })
+
+  it("answers what GitHub's REST description refuses as GitHub would, and then fails the test at close", async () => {
+    const gh = await startFakeGitHub({ rest: 'answer' })
+    const app = getOctokit('ghs_x', { baseUrl: gh.url })
+    const args = { owner: 'o', repo: 'r', pull_number: 2, comment_id: 7, body: 'hi' }
+    // not enabled for GitHub Apps: the job token gets 403, a personal token does not
+    await expect(app.rest.pulls.createReplyForReviewComment(args)).rejects.toMatchObject({ status: 403 })
+    expect((await getOctokit('ghp_x', { baseUrl: gh.url }).rest.pulls.createReplyForReviewComment(args)).status).toBe(201)
+    // a body the operation does not accept, a route GitHub does not have, a query parameter it does not know
+    await expect(app.request('POST /repos/o/r/issues/1/comments', { body: 42 })).rejects.toMatchObject({ status: 422 })
+    await expect(app.request('POST /repos/o/r/issues/1/commentz', { body: 'x' })).rejects.toMatchObject({ status: 404 })
+    await expect(app.request('GET /repos/o/r/issues/1/comments', { perpage: 5 })).rejects.toMatchObject({ status: 422 })
+    expect(gh.nonconforming.map(r => r.status)).toEqual([403, 422, 404, 422])
+    await gh.close()
+    const strict = await startFakeGitHub()
+    await getOctokit('ghs_x', { baseUrl: strict.url })
+      .rest.pulls.createReplyForReviewComment(args)
+      .catch(() => undefined)
+    await expect(strict.close()).rejects.toThrow(/pulls\/create-reply-for-review-comment\) is not enabled for GitHub Apps/)
   })
 
   it('injects faults', async () => {

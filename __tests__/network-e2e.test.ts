@@ -198,6 +198,35 @@ describe.each(KINDS)('network: allowlist by default ($name)', kind => {
   )
 })
 
+describe.each(KINDS)('network presets ($name)', kind => {
+  const t = privileged ? test : test.skip
+  t(
+    'without allowed-domains the npm registry is refused and the report names the preset npm; with npm and pypi their hosts pass, example.com does not',
+    async () => {
+      const code = (host: string) => `curl -s -m 40 -o /dev/null -w '${host}=%{http_connect}\\n' https://${host}/ ; true`
+      const closed = await run(kind, [code('registry.npmjs.org')])
+      expect(closed.r.code).toBe(0)
+      expect(closed.out).toContain('registry.npmjs.org=403')
+      for (const where of [closed.comment, closed.r.summary]) {
+        expect(where).toContain('`registry.npmjs.org` (1 time, a host of the preset `npm`)')
+        expect(where).toContain('```text\nnpm\n```')
+      }
+      expect(closed.r.stdout).toMatch(/Network: refused registry\.npmjs\.org:443 .*preset npm/)
+      // no internet here: an allowed host may then fail to connect, but it is not refused
+      const open = await run(kind, [code('registry.npmjs.org'), code('files.pythonhosted.org'), code('example.com')], {
+        'allowed-domains': 'npm\npypi'
+      })
+      expect(open.r.code).toBe(0)
+      expect(open.out).toMatch(/registry\.npmjs\.org=(?!403)\d+/)
+      expect(open.out).toMatch(/files\.pythonhosted\.org=(?!403)\d+/)
+      expect(open.out).toContain('example.com=403')
+      expect(open.comment).not.toContain('`registry.npmjs.org` (1 time, a host')
+      expect(open.comment).toMatch(/Refused: `example\.com` \(1 time\)/)
+    },
+    300_000
+  )
+})
+
 describe('not contained', () => {
   const t = privileged ? test : test.skip
   t(
@@ -218,22 +247,33 @@ describe('not contained', () => {
     const { comment } = await run(KINDS[0], ['true'], { sandbox: 'none' })
     expect(comment).toMatch(/\*\*Network:\*\* not contained \(sandbox: none\)/)
   }, 120_000)
-  test('a bad allowed-domains entry fails the step with one line naming the input, before any model request', async () => {
-    const fake = await startFakeAnthropic([text('never')], { apiKey: API_KEY })
-    try {
-      const r = await runAction({
-        eventName: 'issue_comment',
-        payload: issueCommentEvent({ body: '/agent x' }),
-        inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, 'allowed-domains': 'https://example.com/x' },
-        timeoutMs: 60_000
-      })
-      expect(r.code).not.toBe(0)
-      const errors = r.commands.filter(c => c.command === 'error')
-      expect(errors).toHaveLength(1)
-      expect(errors[0].message).toMatch(/allowed-domains/)
-      expect(fake.requests).toHaveLength(0)
-    } finally {
-      await fake.close()
-    }
-  }, 120_000)
+  test.each([
+    ['https://example.com/x', /allowed-domains/],
+    [
+      'npm\nnpmm',
+      /allowed-domains.*"npmm" is not a preset \(the presets: github, npm, pypi, go, crates, rubygems, maven, gradle, debian, ubuntu\)/
+    ]
+  ])(
+    'a bad allowed-domains entry (%j) fails the step with one line naming the input, before any model request',
+    async (entry, message) => {
+      const fake = await startFakeAnthropic([text('never')], { apiKey: API_KEY })
+      try {
+        const r = await runAction({
+          eventName: 'issue_comment',
+          payload: issueCommentEvent({ body: '/agent x' }),
+          inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, 'allowed-domains': entry },
+          timeoutMs: 60_000
+        })
+        expect(r.code).not.toBe(0)
+        const errors = r.commands.filter(c => c.command === 'error')
+        expect(errors).toHaveLength(1)
+        expect(errors[0].message).toMatch(message)
+        expect(errors[0].message).not.toContain('\n')
+        expect(fake.requests).toHaveLength(0)
+      } finally {
+        await fake.close()
+      }
+    },
+    120_000
+  )
 })

@@ -45,4 +45,15 @@ describe('renderNetwork', () => {
       renderNetwork({ contained: true, problem: 'ip (iproute2) was not found', reached: [], refused: [], otherReached: 0, otherRefused: 0 })
     ).toContain('**Network:** closed: ip (iproute2) was not found.')
   })
+  test('a refused host of a preset is named with the preset, and the line to add is its one word', () => {
+    const out = renderNetwork({
+      contained: true,
+      reached: [],
+      refused: [{ host: 'registry.npmjs.org', count: 2, line: 'npm', why: 'not in allowed-domains', preset: 'npm' }],
+      otherReached: 0,
+      otherRefused: 0
+    })
+    expect(out).toContain('Refused: `registry.npmjs.org` (2 times, a host of the preset `npm`).')
+    expect(out).toContain('```text\nnpm\n```')
+  })
 })

@@ -6,6 +6,7 @@ import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { createProxy, type ProxyEvent } from '../src/network/proxy'
 import { parseAllowedDomains } from '../src/network/allowlist'
+import { expandPresets, PRESETS } from '../src/network/presets'
 
 let hits = 0
 const target = http.createServer((req, res) => {
@@ -18,8 +19,15 @@ let proxies: http.Server[] = []
 const portOf = (s: net.Server) => (s.address() as AddressInfo).port
 const listen = (s: net.Server) => new Promise<void>(r => s.listen(0, '127.0.0.1', () => r()))
 
-async function proxyWith(allowed: string, lookup?: (n: string) => Promise<string[]>, maxTunnels?: number): Promise<number> {
-  const p = createProxy({ allow: parseAllowedDomains(allowed), onEvent: e => events.push(e), lookup, maxTunnels })
+const presets = Object.fromEntries(Object.entries(PRESETS).map(([n, h]) => [n, parseAllowedDomains(h.join('\n'))]))
+
+async function proxyWith(
+  allowed: string,
+  lookup?: (n: string) => Promise<string[]>,
+  maxTunnels?: number,
+  ownAddresses?: () => Set<string>
+): Promise<number> {
+  const p = createProxy({ allow: parseAllowedDomains(allowed), presets, onEvent: e => events.push(e), lookup, maxTunnels, ownAddresses })
   proxies.push(p)
   await listen(p)
   return portOf(p)
@@ -144,5 +152,59 @@ describe('the proxy', () => {
     )
     expect(await exchange(port, `CONNECT 127.0.0.1:${e} HTTP/1.1\r\n\r\n`)).toMatch(/^HTTP\/1.1 503/)
     for (const s of held) s.destroy()
+  })
+
+  test("a refused host of a preset is named with the preset's name: the line to add is the one word", async () => {
+    const port = await proxyWith('example.com')
+    for (const [req, host, preset] of [
+      ['CONNECT registry.npmjs.org:443 HTTP/1.1\r\n\r\n', 'registry.npmjs.org', 'npm'],
+      ['GET http://files.pythonhosted.org/x HTTP/1.1\r\nHost: files.pythonhosted.org\r\n\r\n', 'files.pythonhosted.org', 'pypi'],
+      ['CONNECT us.archive.ubuntu.com:443 HTTP/1.1\r\n\r\n', 'us.archive.ubuntu.com', 'ubuntu']
+    ]) {
+      const r = await exchange(port, req)
+      expect(r).toMatch(/^HTTP\/1.1 403/)
+      expect(r).toContain(`${host} is not in allowed-domains; it is a host of the preset ${preset}`)
+      expect(r).toContain(`line: ${preset}\n`)
+      expect(events).toContainEqual(expect.objectContaining({ t: 'refused', host, line: preset, preset }))
+    }
+    // a host of no preset keeps its own line
+    expect(await exchange(port, 'CONNECT evil.example.org:443 HTTP/1.1\r\n\r\n')).toContain('line: evil.example.org\n')
+  })
+
+  test('with the presets npm and pypi, their hosts are no longer refused; example.com still is', async () => {
+    // the stand-in resolves every name to a TEST-NET address nothing answers (no internet here): not a 403, whatever follows
+    const port = await proxyWith(expandPresets(['npm', 'pypi']).join('\n'), async () => ['192.0.2.1'])
+    events.length = 0
+    for (const host of ['registry.npmjs.org', 'files.pythonhosted.org']) {
+      const r = await exchange(port, `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`, undefined, 30_000)
+      expect([host, r]).not.toEqual([host, expect.stringMatching(/^HTTP\/1.1 403/)])
+      expect(events).not.toContainEqual(expect.objectContaining({ t: 'refused', host }))
+    }
+    const r = await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\n\r\n')
+    expect(r).toMatch(/^HTTP\/1.1 403/)
+    expect(r).toContain('line: example.com\n')
+  }, 90_000)
+
+  test("an allowed name resolving to an IPv4-mapped IPv6 form of a loopback or the runner's own address is refused", async () => {
+    const own = () => new Set(['10.9.8.7'])
+    for (const mapped of ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.9.8.7', '::ffff:a09:807']) {
+      const port = await proxyWith('internet.test', async () => [mapped], undefined, own)
+      const r = await exchange(port, 'CONNECT internet.test:443 HTTP/1.1\r\n\r\n')
+      expect([mapped, r]).toEqual([mapped, expect.stringMatching(/^HTTP\/1.1 403/)])
+      expect(r).toContain(`resolves to ${mapped}`)
+    }
+  })
+
+  test('plain HTTP is sent with the Host the allowlist checked, not the Host header the client wrote', async () => {
+    const t = portOf(target)
+    const ipPort = await proxyWith('127.0.0.1')
+    const r = await exchange(
+      ipPort,
+      `GET http://127.0.0.1:${t}/h HTTP/1.1\r\nHost: internal.metadata.test\r\nhOsT: other.test\r\nConnection: close\r\n\r\n`
+    )
+    expect(r).toMatch(/^HTTP\/1.1 200/)
+    expect(r).toContain(`hello GET /h host=127.0.0.1:${t} `)
+    expect(r).not.toContain('metadata')
+    expect(r).not.toContain('other.test')
   })
 })

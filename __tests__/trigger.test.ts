@@ -135,7 +135,9 @@ describe('pull_request_review_comment', () => {
     const p = reviewCommentEvent({ body: '/agent explain this hunk', pullNumber: 3, commentId: 901 })
     const t = runs(decide('pull_request_review_comment', p, settings()))
     expect(t.prompt).toBe('explain this hunk')
-    expect(t.thread).toEqual({ kind: 'review', pullNumber: 3, commentId: 901 })
+    // the comment's commit and path too: a reply through POST …/pulls/{n}/comments (in_reply_to) sends them
+    expect(t.thread).toEqual({ kind: 'review', pullNumber: 3, commentId: 901, commitId: p.comment.commit_id, path: p.comment.path })
+    expect(p.comment.path).toEqual(expect.any(String))
     expect(t.reactTo).toEqual({ subject: 'review_comment', id: 901 })
     expect(t.context).toMatchObject({ issueNumber: 3, isPullRequest: true, reviewPath: 'README.md' })
     expect(t.context.reviewDiffHunk).toBe(p.comment.diff_hunk)

@@ -3,7 +3,7 @@
 import { EFFORTS, type Effort } from './agent/request'
 import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 import { PASS_ENV_ENTRY } from './sandbox/env'
-import { entryText, parseAllowedDomains } from './network/allowlist'
+import { parseAllowedInput, PRESET_NAMES } from './network/presets'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'
@@ -44,7 +44,7 @@ export interface Settings {
   passEnv: string[]
   /** `allowlist`: the commands reach only `allowedDomains`, through the run's proxy; `open`: the runner's network */
   network: NetworkMode
-  /** the allowed-domains entries, normalised (host names, `*.` wildcards, IP addresses) */
+  /** the allowed-domains entries, normalised (host names, `*.` wildcards, IP addresses, preset names: expanded for the proxy in src/network/launch.ts) */
   allowedDomains: string[]
   /** MiB the commands and their temporary files may use (sandbox: user); undefined: half the machine's memory */
   memoryLimitMiB?: number
@@ -90,10 +90,10 @@ function networkSettings(mode: string, domains: string): { network: 'allowlist' 
   }
   let allowedDomains: string[]
   try {
-    allowedDomains = parseAllowedDomains(domains).map(entryText)
+    allowedDomains = parseAllowedInput(domains)
   } catch (e) {
     throw new SettingsError(
-      `Input allowed-domains must list host names (example.com), wildcards (*.example.com) or IP addresses, one a line or comma-separated: ${(e as Error).message}.`
+      `Input allowed-domains must list host names (example.com), wildcards (*.example.com), IP addresses or presets (${PRESET_NAMES.join(', ')}), one a line or comma-separated: ${(e as Error).message}.`
     )
   }
 

@@ -5,7 +5,9 @@ import { stripHidden } from './untrusted'
 /** Hidden in every comment the action writes, so it never answers itself. */
 export const MARKER = '<!-- bash-agent-action -->'
 
-export type Thread = { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number; commentId: number }
+/** `commitId` and `path`: the review comment's, for a reply (src/github/review-reply.ts) */
+export type Thread =
+  { kind: 'issue'; number: number } | { kind: 'review'; pullNumber: number; commentId: number; commitId?: string; path?: string }
 
 export interface Person {
   login: string
@@ -219,7 +221,9 @@ function threadOf(eventName: string, payload: any, settings: Settings): Thread |
     return {
       kind: 'review',
       pullNumber: payload.pull_request.number,
-      commentId: payload.comment.in_reply_to_id ?? payload.comment.id
+      commentId: payload.comment.in_reply_to_id ?? payload.comment.id,
+      ...(typeof payload.comment.commit_id === 'string' ? { commitId: payload.comment.commit_id } : {}),
+      ...(typeof payload.comment.path === 'string' ? { path: payload.comment.path } : {})
     }
   }
   const number = payload?.issue?.number ?? payload?.pull_request?.number ?? settings.issueNumber

@@ -7,7 +7,8 @@
 //   POST  /repos/{o}/{r}/issues/{n}/comments                      201
 //   GET   /repos/{o}/{r}/issues/comments/{id}
 //   PATCH /repos/{o}/{r}/issues/comments/{id}
-//   POST  /repos/{o}/{r}/pulls/{n}/comments/{comment_id}/replies  201 (kind 'review')
+//   POST  /repos/{o}/{r}/pulls/{n}/comments (in_reply_to)         201 (kind 'review'; the reply apps may make)
+//   POST  /repos/{o}/{r}/pulls/{n}/comments/{comment_id}/replies  201 (kind 'review'; 403 for an app token, as on GitHub)
 //   GET   /repos/{o}/{r}/pulls/comments/{id}
 //   PATCH /repos/{o}/{r}/pulls/comments/{id}
 //   POST  /repos/{o}/{r}/issues/comments/{id}/reactions           201 (200 when it already exists)
@@ -29,6 +30,12 @@
 //   POST  /twirp/github.actions.results.api.v1.ArtifactService/FinalizeArtifact  -> artifact_id
 //   GET   /_blob/{key}                                            the uploaded bytes
 // Anything else: 404 {message:'Not Found'}, recorded in `requests` and `unexpected`.
+// Every request (but the artifact service's) is first checked against GitHub's
+// published REST description (helpers/github-rest.ts): a route or method GitHub
+// does not have (404), parameters or a JSON body the operation does not accept
+// (422), or a write with the job token (ghs_…) to an operation not enabled for
+// GitHub Apps (403) is answered as GitHub would, recorded in `nonconforming`,
+// and makes close() reject, so the test fails (option `rest`).
 // A request without an Authorization header gets 401 'Requires authentication'
 // (with `acceptTokens`, any other token gets 401 'Bad credentials').
 // Comment bodies must be non-empty and at most 65536 characters (Unicode code
@@ -39,6 +46,7 @@ import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { STATUS_CODES } from 'node:http'
 import { createHash, randomUUID } from 'node:crypto'
+import { refusal } from './github-rest'
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
 
@@ -54,6 +62,8 @@ export interface RecordedGitHubRequest {
   at: number
   /** the status the fake answered */
   status: number
+  /** why GitHub's REST description refuses this request, when it does */
+  nonconforming?: string
   /** name of the route that handled it (e.g. 'createComment'); undefined when nothing matched (404) */
   route?: string
   /** true when an injected fault answered */
@@ -105,6 +115,8 @@ export interface FakeGitHub {
   requests: RecordedGitHubRequest[]
   /** requests no route matched (answered 404) */
   unexpected: RecordedGitHubRequest[]
+  /** requests GitHub's REST description refuses (answered as GitHub would; close() then rejects unless `rest: 'answer'`) */
+  nonconforming: RecordedGitHubRequest[]
   comments: Map<number, FakeComment>
   reactions: FakeReaction[]
   /** workflow runs the Actions API knows (cancel) */
@@ -141,6 +153,11 @@ export interface FakeGitHubOptions {
   artifactRepo?: string
   /** more routes (e.g. the Git database of fake-git-db.ts); a handler may answer with a promise */
   routes?: ExtraRoute[]
+  /**
+   * Requests GitHub's REST description refuses: 'strict' (default) answers them as GitHub would and
+   * makes close() reject naming them; 'answer' only answers them so (a test that sends them on purpose).
+   */
+  rest?: 'strict' | 'answer'
 }
 
 export interface ExtraRoute {
@@ -222,6 +239,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
   const permissions = new Map(Object.entries(opts.permissions ?? {}).map(([k, v]) => [k.toLowerCase(), { login: k, role: v }]))
   const requests: RecordedGitHubRequest[] = []
   const unexpected: RecordedGitHubRequest[] = []
+  const nonconforming: RecordedGitHubRequest[] = []
   const comments = new Map<number, FakeComment>()
   const reactions: FakeReaction[] = []
   const reactionIds = new Map<string, number>()
@@ -427,6 +445,33 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
           body: body.body as string,
           pull_number: Number(m[3]),
           in_reply_to_id: Number(m[4]),
+          kind: 'review',
+          updates: [body.body as string],
+          repo: `${m[1]}/${m[2]}`
+        }
+        comments.set(id, c)
+        createdAt.set(id, now())
+        return { status: 201, body: commentJson(m[1], m[2], c) }
+      }
+    },
+    {
+      // a reply in a review thread; a new review comment on a line (no in_reply_to) is not needed by the action
+      name: 'createReviewComment',
+      method: 'POST',
+      re: /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments$/,
+      handle: (m, body) => {
+        const bad = checkBody(body.body, 'PullRequestReviewComment')
+        if (bad) return bad
+        if (typeof body.in_reply_to !== 'number')
+          return validationFailed('PullRequestReviewComment', 'fake-github: only replies (in_reply_to)')
+        const parent = comments.get(body.in_reply_to)
+        if (parent && (parent.kind !== 'review' || parent.pull_number !== Number(m[3]))) return notFound()
+        const id = nextCommentId++
+        const c: FakeComment = {
+          id,
+          body: body.body as string,
+          pull_number: Number(m[3]),
+          in_reply_to_id: body.in_reply_to,
           kind: 'review',
           updates: [body.body as string],
           repo: `${m[1]}/${m[2]}`
@@ -747,6 +792,14 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         res.end(payload)
       }
 
+      const token = String(req.headers.authorization ?? '')
+        .replace(/^(token|bearer)\s+/i, '')
+        .trim()
+      const refused = parseError ? undefined : refusal(method, pathname, new URLSearchParams(path.split('?')[1] ?? ''), body, token)
+      if (refused) {
+        rec.nonconforming = refused.message
+        nonconforming.push(rec)
+      }
       const fault = takeFault(method, pathname)
       if (fault) {
         rec.faulted = true
@@ -762,9 +815,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         return
       }
 
-      const auth = String(req.headers.authorization ?? '')
-      const token = auth.replace(/^(token|bearer)\s+/i, '').trim()
-      if (!auth || !token) {
+      if (!token) {
         send({ status: 401, body: { message: 'Requires authentication', documentation_url: DOCS, status: '401' } })
         return
       }
@@ -774,6 +825,16 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
       }
       if (parseError) {
         send({ status: 400, body: { message: 'Problems parsing JSON', documentation_url: DOCS, status: '400' } })
+        return
+      }
+      if (refused) {
+        if (refused.status === 404) unexpected.push(rec)
+        const message =
+          refused.status === 403 ? 'Resource not accessible by integration' : refused.status === 404 ? 'Not Found' : 'Invalid request.'
+        send({
+          status: refused.status,
+          body: { message, documentation_url: DOCS, status: String(refused.status), fake_github: refused.message }
+        })
         return
       }
 
@@ -812,6 +873,7 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
     url: `http://127.0.0.1:${port}`,
     requests,
     unexpected,
+    nonconforming,
     comments,
     reactions,
     runs,
@@ -843,6 +905,11 @@ export async function startFakeGitHub(opts: FakeGitHubOptions = {}): Promise<Fak
         server.close(() => resolve())
         server.closeAllConnections()
         for (const s of sockets) s.destroy()
+      }).then(() => {
+        if (opts.rest !== 'answer' && nonconforming.length)
+          throw new Error(
+            `fake-github: ${nonconforming.length} request(s) GitHub's REST description refuses:\n${nonconforming.map(r => `  ${r.nonconforming}`).join('\n')}`
+          )
       })
       return closed
     }

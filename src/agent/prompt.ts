@@ -1,6 +1,7 @@
 // The system prompt: where the agent is, and the thread's text framed as data.
 import { stripHidden } from '../untrusted'
 import type { Task } from '../trigger'
+import { PRESETS } from '../network/presets'
 
 export interface PromptPlace {
   workspace: string
@@ -9,6 +10,30 @@ export interface PromptPlace {
   maxOutputChars: number
   blocked: string[]
   append?: string
+  /** `user`: contained, as a user of its own without sudo; `none`: the runner user */
+  sandbox?: 'user' | 'none'
+  /** the commands' network: `allowed` as the input `allowed-domains` names it (hosts and presets) */
+  network?: { mode: 'allowlist' | 'open'; allowed: readonly string[] }
+}
+
+/** What the commands' network and privileges are, so the model does not spend turns finding out. */
+function machineLines(place: PromptPlace): string[] {
+  if (place.sandbox !== 'user') return []
+  const lines = [
+    'Commands run as an unprivileged user of their own, without sudo: system packages cannot be installed and the system cannot be changed; work in the working copy and the temporary folder.'
+  ]
+  const n = place.network
+  if (n?.mode === 'open') lines.push("Commands have the runner's network, unfiltered.")
+  else if (n && n.allowed.length) {
+    const named = n.allowed.map(a => (Object.hasOwn(PRESETS, a) ? `${a} (${PRESETS[a].join(', ')})` : a))
+    lines.push(
+      `Commands reach the network only through an HTTP proxy (HTTP_PROXY and HTTPS_PROXY are set; tools that read them work) and only these hosts: ${named.join('; ')}. Any other host is refused with a 403 from the proxy: do not try to get around it; say in your summary which host the task needed.`
+    )
+  } else if (n)
+    lines.push(
+      "Commands have no network: no host outside this machine can be reached (the workflow's allowed-domains is empty, so the proxy refuses every host with a 403). Use what the working copy already holds (dependencies installed by earlier steps are there); do not retry downloads."
+    )
+  return lines
 }
 
 const MAX_ISSUE_BODY = 20000
@@ -23,6 +48,7 @@ export function systemPrompt(place: PromptPlace, task?: Pick<Task, 'context' | '
   if (place.blocked.length) {
     lines.push(`Commands containing any of these substrings are refused: ${place.blocked.map(b => JSON.stringify(b)).join(', ')}.`)
   }
+  lines.push(...machineLines(place))
   const c = task?.context
   if (c?.issueNumber) {
     const kind = c.isPullRequest ? 'pull request' : 'issue'

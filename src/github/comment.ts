@@ -6,6 +6,7 @@
 import type { Thread } from '../trigger'
 import { COMMENT_LIMIT } from '../report/render'
 import type { Octokit } from './octokit'
+import { replyInReviewThread } from './review-reply'
 import { messageOf, statusOf, type Repo } from '../util'
 
 export interface CommentRef {
@@ -206,12 +207,7 @@ export class ReportComment {
       const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.thread.number, body: text })
       ref = { kind: 'issue', id: data.id, url: data.html_url }
     } else {
-      const { data } = await this.octokit.rest.pulls.createReplyForReviewComment({
-        ...this.repo,
-        pull_number: this.thread.pullNumber,
-        comment_id: this.thread.commentId,
-        body: text
-      })
+      const data = await replyInReviewThread(this.octokit, this.repo, this.thread, text)
       ref = { kind: 'review', id: data.id, url: data.html_url }
     }
     this.ref = ref

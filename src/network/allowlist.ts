@@ -46,7 +46,8 @@ export function parseEntry(raw: string): Entry | string {
   if (ip) return { kind: 'ip', ip }
   if (/:\d*$/.test(s) || /^\[.*\]:/.test(s)) return 'has a port (any port of an allowed host is allowed)'
   const lower = s.toLowerCase().replace(/\.$/, '')
-  if (lower.startsWith('*.') && isName(lower.slice(2))) return { kind: 'wildcard', suffix: lower.slice(2) }
+  // a wildcard names a domain's subdomains, never a whole top-level domain's
+  if (lower.startsWith('*.') && isName(lower.slice(2)) && lower.slice(2).includes('.')) return { kind: 'wildcard', suffix: lower.slice(2) }
   if (isName(lower)) return { kind: 'name', name: lower }
   return 'is not a host name, a *. wildcard or an IP address'
 }
@@ -72,8 +73,8 @@ export function isAllowed(entries: readonly Entry[], host: { ip: string } | { na
   return entries.some(e => (e.kind === 'name' ? e.name === host.name : e.kind === 'wildcard' && host.name.endsWith(`.${e.suffix}`)))
 }
 
-/** Whether an entry names this address itself. */
-export const ipListed = (entries: readonly Entry[], ip: string): boolean => entries.some(e => e.kind === 'ip' && e.ip === canonicalIp(ip))
+/** Whether an entry names this address itself (in any spelling: an IPv4-mapped IPv6 form is its IPv4 address). */
+export const ipListed = (entries: readonly Entry[], ip: string): boolean => entries.some(e => e.kind === 'ip' && sameAddress(e.ip, ip))
 
 /** An IPv4 address as a number; an IPv4-mapped IPv6 address as its IPv4 one. */
 function v4Of(ip: string): number | undefined {
@@ -87,10 +88,20 @@ function v4Of(ip: string): number | undefined {
   return s.split('.').reduce((n, p) => ((n << 8) | Number(p)) >>> 0, 0)
 }
 
+/** The address as one text whatever its spelling: IPv6 compressed, an IPv4-mapped IPv6 address as its IPv4 one. */
+function addressKey(ip: string): string {
+  const c = canonicalIp(ip) ?? ip.toLowerCase()
+  const v4 = c.startsWith('::ffff:') ? v4Of(c) : undefined
+  return v4 === undefined ? c : [24, 16, 8, 0].map(b => (v4 >>> b) & 255).join('.')
+}
+
+/** Whether two texts are the same address (the kernel connects `::ffff:a.b.c.d` to a.b.c.d). */
+const sameAddress = (a: string, b: string): boolean => addressKey(a) === addressKey(b)
+
 /** Why the proxy must never connect to `ip` (the runner's own addresses), or undefined. `own`: the host's interface addresses. */
 export function forbiddenAddress(ip: string, own: ReadonlySet<string>): string | undefined {
   const c = canonicalIp(ip) ?? ip
-  if (own.has(c)) return "one of the runner's own addresses"
+  if ([...own].some(o => sameAddress(o, c))) return "one of the runner's own addresses"
   const v4 = v4Of(c)
   if (v4 !== undefined) {
     const in4 = (base: string, bits: number) => (v4 ^ (v4Of(base) as number)) >>> (32 - bits) === 0

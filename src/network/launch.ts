@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { asRootArgv, trustedFile, type Privilege } from '../sandbox/privilege'
 import type { ProxyEvent } from './proxy'
+import { expandPresets, PRESETS } from './presets'
 
 /** What the report says about the network. */
 export type NetworkReport =
@@ -15,7 +16,8 @@ export type NetworkReport =
       /** why nothing could go out at all, when so */
       problem?: string
       reached: Array<{ host: string; count: number }>
-      refused: Array<{ host: string; count: number; line?: string; why: string }>
+      /** `preset`: the preset the host belongs to (then `line` is the preset's name) */
+      refused: Array<{ host: string; count: number; line?: string; why: string; preset?: string }>
       /** hosts beyond the tally's bound, counted only */
       otherReached: number
       otherRefused: number
@@ -44,7 +46,7 @@ export function proxySource(avoid?: string): string | undefined {
 /** The tally of what the proxy reported, bounded; refusals are logged (the first MAX_LOGGED). */
 class Tally {
   private readonly reached = new Map<string, number>()
-  private readonly refused = new Map<string, { count: number; line?: string; why: string }>()
+  private readonly refused = new Map<string, { count: number; line?: string; why: string; preset?: string }>()
   private otherReached = 0
   private otherRefused = 0
   private logged = 0
@@ -58,10 +60,13 @@ class Tally {
     } else if (e.t === 'refused') {
       const r = this.refused.get(e.host)
       if (r) r.count++
-      else if (this.refused.size < MAX_HOSTS) this.refused.set(e.host, { count: 1, line: e.line, why: e.why })
+      else if (this.refused.size < MAX_HOSTS)
+        this.refused.set(e.host, { count: 1, line: e.line, why: e.why, ...(e.preset ? { preset: e.preset } : {}) })
       else this.otherRefused++
       if (this.logged++ < MAX_LOGGED)
-        this.log(`Network: refused ${e.host}:${e.port} (${e.why})${e.line ? `; allowed-domains would need the line: ${e.line}` : ''}`)
+        this.log(
+          `Network: refused ${e.host}:${e.port} (${e.why})${e.preset ? `; it is a host of the preset ${e.preset}` : ''}${e.line ? `; allowed-domains would need the line: ${e.line}` : ''}`
+        )
       else if (this.logged === MAX_LOGGED + 1) this.log('Network: further refusals are counted in the report, not logged.')
     }
   }
@@ -110,7 +115,8 @@ export function startProxyProcess(o: {
   const tally = new Tally(o.log)
   let problem: string | undefined
   let stopping = false
-  const cfg = JSON.stringify({ socket: o.socket, uid: o.uid, gid: o.gid, allowed: o.allowed })
+  // presets reach the proxy as plain host entries; their names only to name a refused host's preset
+  const cfg = JSON.stringify({ socket: o.socket, uid: o.uid, gid: o.gid, allowed: expandPresets(o.allowed), presets: PRESETS })
   const argv = asRootArgv(o.priv, [o.node, '--input-type=module', '-e', o.source, cfg])
   const child = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin', LANG: 'C' } })
   child.stdin?.on('error', () => undefined)

@@ -7,11 +7,14 @@ import fs from 'node:fs'
 import { createProxy, type ProxyEvent } from './proxy'
 import { parseAllowedDomains } from './allowlist'
 
-const cfg = JSON.parse(process.argv[process.argv.length - 1]) as { socket: string; uid: number; gid: number; allowed: string[] }
+type Config = { socket: string; uid: number; gid: number; allowed: string[]; presets?: Record<string, string[]> }
+const cfg = JSON.parse(process.argv[process.argv.length - 1]) as Config
+const parse = (hosts: string[]) => parseAllowedDomains(hosts.join('\n'))
 const say = (msg: unknown) => process.stdout.write(`${JSON.stringify(msg)}\n`)
 process.stdout.on('error', () => process.exit(0))
 try {
-  const server = createProxy({ allow: parseAllowedDomains(cfg.allowed.join('\n')), onEvent: (e: ProxyEvent) => say(e) })
+  const presets = Object.fromEntries(Object.entries(cfg.presets ?? {}).map(([name, hosts]) => [name, parse(hosts)]))
+  const server = createProxy({ allow: parse(cfg.allowed), presets, onEvent: (e: ProxyEvent) => say(e) })
   fs.rmSync(cfg.socket, { force: true })
   server.listen(cfg.socket, () => {
     try {

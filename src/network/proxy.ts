@@ -13,11 +13,13 @@ import { forbiddenAddress, hostOf, isAllowed, ipListed, lineFor, type Entry } fr
 
 export type ProxyEvent =
   | { t: 'reached'; host: string; port: number }
-  | { t: 'refused'; host: string; port: number; why: string; line?: string }
+  | { t: 'refused'; host: string; port: number; why: string; line?: string; preset?: string }
   | { t: 'failed'; host: string; port: number; why: string }
 
 export interface ProxyOptions {
   allow: readonly Entry[]
+  /** the presets' hosts by name, only to say which preset a refused host belongs to */
+  presets?: Readonly<Record<string, readonly Entry[]>>
   onEvent: (e: ProxyEvent) => void
   /** resolves a name to its addresses (default: the system's resolver) */
   lookup?: (name: string) => Promise<string[]>
@@ -48,7 +50,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   )
 }
 
-type Decision = { ok: true; address: string } | { ok: false; status: number; why: string; line?: string }
+type Decision = { ok: true; address: string } | { ok: false; status: number; why: string; line?: string; preset?: string }
 
 export function createProxy(o: ProxyOptions): http.Server {
   return new AllowlistProxy(o).server
@@ -65,9 +67,12 @@ function keptHeaders(raw: string[], drop: RegExp): string[] {
 
 /** The body and status line of a refusal, for the client to read. */
 function refusalText(d: Refusal, host: string, port: number): { body: string; reason: string } {
+  const allows = d.preset
+    ? `it is a host of the preset ${d.preset}: the workflow's input allowed-domains allows it (and the preset's other hosts) with the line: ${d.line}`
+    : `the workflow's input allowed-domains allows a host with the line: ${d.line}`
   const body =
     d.status === 403
-      ? `bash-agent proxy: ${host} is ${d.why.startsWith('not') ? d.why : `refused: it ${d.why}`}; the workflow's input allowed-domains allows a host with the line: ${d.line}\n`
+      ? `bash-agent proxy: ${host} is ${d.why.startsWith('not') ? d.why : `refused: it ${d.why}`}; ${allows}\n`
       : `bash-agent proxy: ${host}:${port} ${d.why}\n`
   return { body, reason: d.status === 403 ? 'Forbidden' : d.status === 400 ? 'Bad Request' : 'Bad Gateway' }
 }
@@ -108,7 +113,10 @@ class AllowlistProxy {
   private async decide(rawHost: string, port: number): Promise<Decision> {
     const host = hostOf(rawHost)
     if (!host || !(port >= 1 && port <= 65535)) return { ok: false, status: 400, why: 'not a host name or IP address and port' }
-    if (!isAllowed(this.o.allow, host)) return { ok: false, status: 403, why: 'not in allowed-domains', line: lineFor(host) }
+    if (!isAllowed(this.o.allow, host)) {
+      const preset = Object.keys(this.o.presets ?? {}).find(p => isAllowed((this.o.presets ?? {})[p], host))
+      return { ok: false, status: 403, why: 'not in allowed-domains', line: preset ?? lineFor(host), preset }
+    }
     if ('ip' in host) return { ok: true, address: host.ip } // named by an entry itself
     let addresses: string[]
     try {
@@ -127,7 +135,7 @@ class AllowlistProxy {
   }
 
   private refuse(res: http.ServerResponse | net.Socket, d: Refusal, host: string, port: number): void {
-    if (d.status === 403) this.emit({ t: 'refused', host, port, why: d.why, line: d.line })
+    if (d.status === 403) this.emit({ t: 'refused', host, port, why: d.why, line: d.line, ...(d.preset ? { preset: d.preset } : {}) })
     else this.emit({ t: 'failed', host, port, why: d.why })
     const { body, reason } = refusalText(d, host, port)
     if (res instanceof net.Socket) {
@@ -216,7 +224,8 @@ class AllowlistProxy {
       port,
       method: req.method,
       path: `${url.pathname}${url.search}`,
-      headers: keptHeaders(req.rawHeaders, /^(proxy-|connection$|keep-alive$)/i),
+      // the Host is the one the allowlist checked, never the client's own header
+      headers: ['Host', url.host, ...keptHeaders(req.rawHeaders, /^(proxy-|connection$|keep-alive$|host$)/i)],
       setHost: false,
       agent: false,
       timeout: this.connectTimeout

@@ -270,8 +270,10 @@ export function renderNetwork(n: NetworkReport | undefined): string {
   if (!n) return ''
   if (!n.contained) return `**Network:** not contained (${n.why}): the commands had the runner's network, unfiltered.`
   const times = (c: number) => `${c} time${c === 1 ? '' : 's'}`
-  const list = (items: Array<{ host: string; count: number }>, other: number) => {
-    const shown = items.slice(0, NETWORK_HOSTS_SHOWN).map(i => `${inert.inline(i.host)} (${times(i.count)})`)
+  const list = (items: Array<{ host: string; count: number; preset?: string }>, other: number) => {
+    const shown = items
+      .slice(0, NETWORK_HOSTS_SHOWN)
+      .map(i => `${inert.inline(i.host)} (${times(i.count)}${i.preset ? `, a host of the preset ${inert.inline(i.preset)}` : ''})`)
     const more = items.length - shown.length + (other ? 1 : 0)
     return `${shown.join(', ')}${more > 0 ? `, and ${more} more${other ? ` (${times(other)} beyond the hosts counted)` : ''}` : ''}`
   }

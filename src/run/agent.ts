@@ -163,7 +163,9 @@ class Agent {
         commandTimeoutSec: settings.commandTimeoutMs / 1000,
         maxOutputChars: settings.maxOutputChars,
         blocked: settings.blocked,
-        append: settings.appendSystemPrompt
+        append: settings.appendSystemPrompt,
+        sandbox: settings.sandbox,
+        network: { mode: settings.network, allowed: settings.allowedDomains }
       },
       this.ctx.task
     )

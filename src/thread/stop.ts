@@ -13,6 +13,7 @@ import type { Repo } from '../util'
 import { MARKER, type Thread } from '../trigger'
 import { neutraliseMentions } from '../untrusted'
 import { cancelRun } from '../github/runs'
+import { replyInReviewThread } from '../github/review-reply'
 import { identityOf, isOurs, threadComments, type Identity } from '../github/thread'
 import { isLogin, parseRunMarker, parseStopMarker, stopMarker } from './marker'
 
@@ -46,12 +47,7 @@ async function reply(o: StopOptions, body: string, marker?: string): Promise<{ i
     const { data } = await o.octokit.rest.issues.createComment({ ...o.repo, issue_number: o.thread.number, body: text })
     return { id: data.id, url: data.html_url }
   }
-  const { data } = await o.octokit.rest.pulls.createReplyForReviewComment({
-    ...o.repo,
-    pull_number: o.thread.pullNumber,
-    comment_id: o.thread.commentId,
-    body: text
-  })
+  const data = await replyInReviewThread(o.octokit, o.repo, o.thread, text)
   return { id: data.id, url: data.html_url }
 }
 
