@@ -221,4 +221,11 @@ describe('the report', () => {
     expect(comment).toContain('characters cut here')
     expect(renderSummary(o, meta)).toContain('"item 4999"')
   })
+
+  test('an answer near 256 KiB is whole in the job summary (compact where pretty-printing would not fit)', () => {
+    const json = JSON.stringify({ verdict: 'yes', items: Array.from({ length: 22_000 }, (_, i) => `item ${i}`) })
+    expect(json.length).toBeGreaterThan(200_000)
+    const summary = renderSummary({ ...base, finalText: json, exitReason: 'end_turn', structured: { json } }, meta)
+    expect(summary).toContain(json)
+  })
 })

@@ -39,8 +39,10 @@ export function renderStructured(s: StructuredResult | undefined, exitReason: st
 /** The JSON pretty-printed in a collapsed block; its head when it does not fit (the output and the job summary hold it whole). */
 function shownJson(json: string, maxChars: number): string {
   const bytes = Buffer.byteLength(json, 'utf8')
-  let pretty = JSON.stringify(JSON.parse(json), null, 2)
   const room = Math.max(200, maxChars - 400)
+  // pretty-printed where it fits, else compact (the job summary has room for any valid answer), else its head
+  let pretty = JSON.stringify(JSON.parse(json), null, 2)
+  if (pretty.length > room) pretty = json
   if (pretty.length > room) {
     const cut = pretty.length - room
     pretty = `${pretty.slice(0, room)}\n[... ${cut} characters cut here; the output structured-output and the job summary hold it whole ...]`
