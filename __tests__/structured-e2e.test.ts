@@ -49,7 +49,7 @@ describe('structured output through the built action', () => {
     // the report: the JSON in a collapsed block, once
     const body = r.comment.body
     expect(body).toMatch(/<details><summary>Structured output \(\d+ bytes, valid against output-schema/)
-    expect(body).toContain('"verdict": "bug"')
+    expect(body).toContain(r.run.outputs['structured-output'])
     expect(body.split('The parser drops the last line.')).toHaveLength(2)
   })
 
@@ -238,7 +238,7 @@ describe('a dispatched run', () => {
       expect(run.outputs['exit-reason']).toBe('end_turn')
       expect(JSON.parse(run.outputs['structured-output'])).toEqual({ verdict: 'question', summary: 'Ask @octocat <b>now</b>' })
       expect(run.summary).toMatch(/<details><summary>Structured output/)
-      expect(run.summary).toContain('"verdict": "question"')
+      expect(run.summary).toContain('{"verdict":"question","summary":"Ask @\u200boctocat <b>now</b>"}')
       // agent text in the summary is inert: no ping
       expect(run.summary).not.toContain('@octocat')
       expect(gh.comments.size).toBe(0)

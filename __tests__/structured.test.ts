@@ -11,6 +11,7 @@ import { Redactor } from '../src/report/redact'
 import { renderFinal, renderSummary, type ReportMeta } from '../src/report/render'
 import { emptyUsage, type Message, type MessageParam } from '../src/types'
 import { scriptedModel } from './helpers/scripted-model'
+import { startFakeAnthropic, text } from './helpers/fake-anthropic'
 
 const SCHEMA = {
   type: 'object',
@@ -209,7 +210,7 @@ describe('the report', () => {
     const block = out.slice(out.indexOf('<details><summary>Structured output'))
     expect(block).not.toMatch(/(?<![A-Za-z0-9])@admin/)
     // the JSON text is one line inside the fence: what looks like markdown stays in the string
-    expect(block).toContain('"note": "@\u200badmin ````\\n</details>\\n## Changes\\n<!-- x -->"')
+    expect(block).toContain('"note":"@\u200badmin ````\\n</details>\\n## Changes\\n<!-- x -->"')
     expect(out.split('"verdict"')).toHaveLength(2)
   })
 
@@ -222,10 +223,51 @@ describe('the report', () => {
     expect(renderSummary(o, meta)).toContain('"item 4999"')
   })
 
-  test('an answer near 256 KiB is whole in the job summary (compact where pretty-printing would not fit)', () => {
+  test('an answer near 256 KiB is whole in the job summary', () => {
     const json = JSON.stringify({ verdict: 'yes', items: Array.from({ length: 22_000 }, (_, i) => `item ${i}`) })
     expect(json.length).toBeGreaterThan(200_000)
     const summary = renderSummary({ ...base, finalText: json, exitReason: 'end_turn', structured: { json } }, meta)
     expect(summary).toContain(json)
+  })
+})
+
+describe('the fake Messages API checks output_config', () => {
+  const base = { model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }
+  const post = (url: string, body: unknown) =>
+    fetch(`${url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+  test('a malformed output_config is refused (400) and recorded; a well-formed one is answered', async () => {
+    const fake = await startFakeAnthropic([text('ok')])
+    try {
+      const bad = [
+        { format: { type: 'json', schema: { type: 'object' } } },
+        { format: { type: 'json_schema' } },
+        { format: { type: 'json_schema', schema: [] } },
+        { format: { type: 'json_schema', schema: {}, strict: true } },
+        { effort: 'huge' },
+        { verbosity: 'low' },
+        'json'
+      ]
+      for (const output_config of bad) expect((await post(fake.url, { ...base, output_config })).status).toBe(400)
+      const good = { effort: 'low', format: { type: 'json_schema', schema: { type: 'object' } } }
+      expect((await post(fake.url, { ...base, output_config: good })).status).toBe(200)
+      expect(fake.requests.map(r => r.status)).toEqual([...bad.map(() => 400), 200])
+      expect(fake.requests[0].error).toMatch(/output_config\.format\.type/)
+      expect(fake.requests.at(-1)?.body.output_config).toEqual(good)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  test('refuseFormat: an endpoint without structured outputs refuses the format, not the rest', async () => {
+    const fake = await startFakeAnthropic([text('ok')], { refuseFormat: true })
+    try {
+      const refused = await post(fake.url, { ...base, output_config: { format: { type: 'json_schema', schema: { type: 'object' } } } })
+      expect(refused.status).toBe(400)
+      expect(JSON.stringify(await refused.json())).toMatch(/output_config\.format/)
+      expect((await post(fake.url, { ...base, output_config: { effort: 'low' } })).status).toBe(200)
+    } finally {
+      await fake.close()
+    }
   })
 })

@@ -36,17 +36,14 @@ export function renderStructured(s: StructuredResult | undefined, exitReason: st
   return parts.join('\n\n')
 }
 
-/** The JSON pretty-printed in a collapsed block; its head when it does not fit (the output and the job summary hold it whole). */
+/** The JSON in a collapsed block, exactly as the output holds it; its head when it does not fit (the output and the job summary hold it whole). */
 function shownJson(json: string, maxChars: number): string {
   const bytes = Buffer.byteLength(json, 'utf8')
   const room = Math.max(200, maxChars - 400)
-  // pretty-printed where it fits, else compact (the job summary has room for any valid answer), else its head
-  let pretty = JSON.stringify(JSON.parse(json), null, 2)
-  if (pretty.length > room) pretty = json
-  if (pretty.length > room) {
-    const cut = pretty.length - room
-    pretty = `${pretty.slice(0, room)}\n[... ${cut} characters cut here; the output structured-output and the job summary hold it whole ...]`
-  }
+  const shown =
+    json.length > room
+      ? `${json.slice(0, room)}\n[... ${json.length - room} characters cut here; the output structured-output and the job summary hold it whole ...]`
+      : json
   const summary = `Structured output (${bytes} bytes, valid against output-schema; the output <code>structured-output</code>)`
-  return `<details><summary>${summary}</summary>\n\n${inert.code(pretty, 'json')}\n</details>`
+  return `<details><summary>${summary}</summary>\n\n${inert.code(shown, 'json')}\n</details>`
 }
