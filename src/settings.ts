@@ -4,6 +4,7 @@ import { EFFORTS, type Effort } from './agent/request'
 import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 import { PASS_ENV_ENTRY } from './sandbox/env'
 import { parseAllowedInput, PRESET_NAMES } from './network/presets'
+import { parseOutputSchema, type JsonSchema } from './structured/schema'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'
@@ -48,6 +49,8 @@ export interface Settings {
   allowedDomains: string[]
   /** MiB the commands and their temporary files may use (sandbox: user); undefined: half the machine's memory */
   memoryLimitMiB?: number
+  /** output-schema: the final answer must be JSON matching it (src/structured); a valid JSON Schema is checked at start by loadValidator */
+  outputSchema?: JsonSchema
 }
 
 export class SettingsError extends Error {}
@@ -152,7 +155,17 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     passEnv,
     network,
     allowedDomains,
-    memoryLimitMiB: input('memory-limit').trim() ? positiveInt('memory-limit', input('memory-limit')) : undefined
+    memoryLimitMiB: input('memory-limit').trim() ? positiveInt('memory-limit', input('memory-limit')) : undefined,
+    outputSchema: outputSchemaOf(input('output-schema'))
+  }
+}
+
+/** The output-schema input parsed (JSON, an object schema, at most 64 KiB), or undefined when empty. */
+function outputSchemaOf(text: string): JsonSchema | undefined {
+  try {
+    return parseOutputSchema(text)
+  } catch (e) {
+    throw new SettingsError(`Input output-schema ${(e as Error).message}.`)
   }
 }
 

@@ -52,7 +52,17 @@ export interface Usage {
 /** The model's own endings (tool_use and pause_turn go on). */
 export type ModelStop = Exclude<Anthropic.StopReason, 'tool_use' | 'pause_turn'>
 
-export type ExitReason = ModelStop | 'max_turns' | 'timeout' | 'budget' | 'skipped' | 'error' | 'cancelled'
+export type ExitReason = ModelStop | 'max_turns' | 'timeout' | 'budget' | 'skipped' | 'error' | 'cancelled' | 'invalid-output'
+
+/** With output-schema: what came of the final answer (see src/structured). */
+export interface StructuredResult {
+  /** the final answer as compact JSON, redacted and valid against the schema; undefined when the run ended without one */
+  json?: string
+  /** what was wrong with the last answer checked (the validator's errors, one a line), when it was not valid */
+  errors?: string[]
+  /** the endpoint refused output_config.format (its words): the schema was not sent, the answer still checked */
+  unsupported?: string
+}
 
 /** Why a run was stopped from outside the loop: the reason its AbortSignal carries. */
 export type AbortCause = 'cancelled' | 'timeout' | 'crash'
@@ -75,6 +85,8 @@ export interface RunResult {
   error?: string
   /** who stopped the run with `/agent stop`, when someone did */
   stoppedBy?: string
+  /** with output-schema: the structured output, or why there is none */
+  structured?: StructuredResult
 }
 
 export const emptyUsage = (): Usage => ({

@@ -23,7 +23,9 @@
 // Validation then also answers 400, like the API: a request carrying temperature, top_p,
 // top_k, a forced tool_choice, a thinking budget or `thinking: disabled`; a prefilled
 // assistant turn (other than a pause_turn reply sent back as it came); a thinking block
-// this fake never sent, changed, moved, left out of its turn, or sent to another model.
+// this fake never sent, changed, moved, left out of its turn, or sent to another model;
+// an `output_config` other than `{effort?, format?: {type: "json_schema", schema: {...}}}`.
+// `refuseFormat` makes it an endpoint without structured outputs (400 naming output_config.format).
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { createHash, randomBytes } from 'node:crypto'
@@ -91,6 +93,11 @@ export interface FakeAnthropicOptions {
   minCacheableTokens?: number
   /** when set, a request must carry this key (as `x-api-key` or `authorization: Bearer`), else 401 authentication_error (not consuming the script) */
   apiKey?: string
+  /**
+   * an Anthropic-compatible endpoint without structured outputs: a request carrying
+   * `output_config.format` gets this 400 (default: the message below) without consuming the script
+   */
+  refuseFormat?: boolean | string
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -141,6 +148,9 @@ export const text = (t: string, usage?: Partial<UsageJson>): Reply => ({
   stop_reason: 'end_turn',
   ...(usage ? { usage } : {})
 })
+
+/** One assistant text reply holding `value` as JSON (a structured answer; stop_reason end_turn). */
+export const json = (value: unknown, usage?: Partial<UsageJson>): Reply => text(JSON.stringify(value), usage)
 
 /** One assistant reply with one `bash` tool_use block per command (stop_reason tool_use). */
 export const bash = (...commands: string[]): Reply => ({
@@ -411,6 +421,30 @@ function canonical(v: any): string {
 const thinkingKey = (b: { type?: unknown; signature?: unknown; data?: unknown }): string | undefined =>
   b?.type === 'thinking' ? String(b.signature) : b?.type === 'redacted_thinking' ? String(b.data) : undefined
 
+/**
+ * `output_config` as the API takes it: an object with `effort` (a level) and `format`
+ * (`{type: "json_schema", schema: {...}}`, structured outputs), nothing else.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function validateOutputConfig(config: any): string | undefined {
+  if (config === undefined) return undefined
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return 'output_config: Input should be a valid dictionary'
+  for (const k of Object.keys(config)) if (k !== 'effort' && k !== 'format') return `output_config.${k}: Extra inputs are not permitted`
+  const { effort, format } = config
+  if (effort !== undefined && effort !== null && !['low', 'medium', 'high', 'xhigh', 'max'].includes(effort)) {
+    return `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'`
+  }
+  if (format === undefined || format === null) return undefined
+  if (typeof format !== 'object' || Array.isArray(format)) return 'output_config.format: Input should be a valid dictionary'
+  for (const k of Object.keys(format))
+    if (k !== 'type' && k !== 'schema') return `output_config.format.${k}: Extra inputs are not permitted`
+  if (format.type !== 'json_schema') return `output_config.format.type: Input should be 'json_schema'`
+  if (format.schema === null || typeof format.schema !== 'object' || Array.isArray(format.schema)) {
+    return 'output_config.format.schema: Input should be a valid dictionary'
+  }
+  return undefined
+}
+
 /** The 400s today's models give for settings they refuse, for prefills, and for thinking blocks that do not come back as sent. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function validateModern(body: any, sent: SentLedger): string | undefined {
@@ -427,10 +461,8 @@ function validateModern(body: any, sent: SentLedger): string | undefined {
   if (body.thinking?.display !== undefined && !['summarized', 'omitted', 'updates'].includes(body.thinking.display)) {
     return `thinking.display: Input should be 'summarized', 'omitted' or 'updates'`
   }
-  const effort = body.output_config?.effort
-  if (effort !== undefined && !['low', 'medium', 'high', 'xhigh', 'max'].includes(effort)) {
-    return `output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'`
-  }
+  const outputConfig = validateOutputConfig(body.output_config)
+  if (outputConfig) return outputConfig
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const msgs: any[] = body.messages
   const last = msgs[msgs.length - 1]
@@ -716,7 +748,14 @@ export async function startFakeAnthropic(
             return
           }
         }
-        const invalid = parseError ?? (shouldValidate ? (validate(body) ?? validateModern(body, sent) ?? betaMissing(rec)) : undefined)
+        const refused =
+          opts.refuseFormat && body?.output_config?.format != null
+            ? typeof opts.refuseFormat === 'string'
+              ? opts.refuseFormat
+              : 'output_config.format: Extra inputs are not permitted'
+            : undefined
+        const invalid =
+          parseError ?? refused ?? (shouldValidate ? (validate(body) ?? validateModern(body, sent) ?? betaMissing(rec)) : undefined)
         if (invalid) {
           rec.status = 400
           rec.error = invalid

@@ -4,12 +4,14 @@
 // runner and the clock come in as parameters, and progress goes out through
 // onEvent.
 import type Anthropic from '@anthropic-ai/sdk'
-import type { CommandRecord, ExitReason, MessageParam, RunResult, ToolResultBlockParam, Usage } from '../types'
+import type { CommandRecord, ExitReason, Message, MessageParam, RunResult, StructuredResult, ToolResultBlockParam, Usage } from '../types'
 import { emptyUsage, exitReasonOfAbort } from '../types'
 import { addUsage, estimateCost } from './cost'
 import { elideOldToolResults } from './context'
 import { describeModelError, type ModelCall } from './model'
-import { buildRequest, type Effort } from './request'
+import { buildRequest, type Effort, type RequestBody } from './request'
+import { correctionText, refusesFormat, systemWithSchema, type AnswerCheck } from '../structured/answer'
+import type { JsonSchema } from '../structured/schema'
 import { maxOutputOf } from './limits'
 import { forModel, notesOf } from './thinking'
 
@@ -45,6 +47,10 @@ export type AgentEvent =
   | { type: 'retry-longer'; turn: number; maxTokens: number }
   | { type: 'command-end'; turn: number; record: CommandRecord }
   | { type: 'tool-error'; turn: number; message: string }
+  /** the final answer did not match output-schema: one correction turn follows (errors hold agent text) */
+  | { type: 'correction'; turn: number; errors: string[] }
+  /** the endpoint refused output_config.format: asked again without it (`detail`: its words) */
+  | { type: 'format-refused'; turn: number; detail: string }
 
 export interface LoopConfig {
   model: string
@@ -64,6 +70,8 @@ export interface LoopConfig {
   maxCostUsd?: number
   /** elide old tool results past this many estimated tokens (0 = never) */
   contextBudgetTokens?: number
+  /** output-schema: sent as output_config.format; the final answer is checked with `checkAnswer` */
+  outputSchema?: JsonSchema
   /** aborted with reason 'cancelled' or 'timeout' */
   signal: AbortSignal
 }
@@ -73,6 +81,8 @@ export interface LoopDeps {
   runCommand: (command: string, signal: AbortSignal) => Promise<CommandOutcome>
   now?: () => number
   onEvent?: (event: AgentEvent) => void
+  /** with outputSchema: the final answer redacted, parsed and validated (src/structured/answer.ts) */
+  checkAnswer?: (text: string) => AnswerCheck
 }
 
 /** One run's state: the loop owns it, the per-turn steps below update it. */
@@ -90,6 +100,14 @@ interface Run {
   maxTokens: number
   /** the last reply was a paused turn, sent back as is */
   continuing: boolean
+  /** the system prompt sent (the schema is added to it where the endpoint refuses output_config.format) */
+  system: string
+  /** output_config.format is still sent (an endpoint that refuses it is asked again without it, once) */
+  format: boolean
+  /** the one correction turn of an invalid answer was taken */
+  corrected: boolean
+  /** with outputSchema: what came of the final answer */
+  structured?: StructuredResult
 }
 
 /** What a reply leads to: the end of the run, another request, or its tool calls run. */
@@ -107,7 +125,11 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
     turns: 0,
     finalText: '',
     maxTokens: config.maxTokens,
-    continuing: false
+    continuing: false,
+    system: config.system,
+    format: config.outputSchema !== undefined,
+    corrected: false,
+    structured: config.outputSchema ? {} : undefined
   }
   const { signal } = config
   let exitReason: ExitReason | undefined
@@ -128,8 +150,10 @@ export async function runLoop(messages: MessageParam[], config: LoopConfig, deps
     exitReason = signal.aborted ? exitReasonOfAbort(signal.reason) : 'error'
     if (!signal.aborted) error = describeModelError(err, config.model)
   }
-  const { finalText, turns, commands, usage } = run
-  return { finalText, exitReason, turns, commands, usage, costUsd: costOf(run), messages, error }
+  const { finalText, turns, commands, usage, structured } = run
+  // only an answer that ended the run well is the run's output (not one before a limit, a cancellation or an error)
+  if (structured && exitReason !== 'end_turn' && exitReason !== 'stop_sequence' && exitReason !== 'max_tokens') structured.json = undefined
+  return { finalText, exitReason, turns, commands, usage, costUsd: costOf(run), messages, error, ...(structured ? { structured } : {}) }
 }
 
 const costOf = (run: Run): number | null => estimateCost(run.config.model, run.usage)
@@ -138,16 +162,7 @@ const costOf = (run: Run): number | null => estimateCost(run.config.model, run.u
 async function takeTurn(run: Run): Promise<Step> {
   const { config, messages } = run
   if (config.contextBudgetTokens) elideOldToolResults(messages, { budgetTokens: config.contextBudgetTokens, keepRecent: 3 })
-  const request = buildRequest({
-    model: config.model,
-    system: config.system,
-    messages,
-    tools: [BASH_TOOL],
-    maxTokens: run.maxTokens,
-    effort: config.effort,
-    continuing: run.continuing
-  })
-  const response = await run.deps.callModel(request, config.signal)
+  const response = await ask(run)
   run.turns++
   addUsage(run.usage, response.usage)
   const stop = response.stop_reason ?? 'end_turn'
@@ -167,13 +182,67 @@ async function takeTurn(run: Run): Promise<Step> {
   run.emit({ type: 'response', turn: run.turns, usage: { ...run.usage }, costUsd: costOf(run), text, stopReason: stop, notes })
 
   if (cut) return askLonger(run)
-  if (stop !== 'tool_use' && stop !== 'pause_turn') return { kind: 'end', exitReason: stop }
+  if (stop !== 'tool_use' && stop !== 'pause_turn') return finalAnswer(run, stop, text)
   // Limits are checked before the tools of this response run.
   const limit = passedLimit(run)
   if (limit) return { kind: 'end', exitReason: limit }
   // The API paused a long turn: send it back as is (the one assistant turn that may end a request).
   run.continuing = stop === 'pause_turn'
   return run.continuing ? { kind: 'ask-again' } : { kind: 'run-tools', content: response.content }
+}
+
+const requestOf = (run: Run): RequestBody =>
+  buildRequest({
+    model: run.config.model,
+    system: run.system,
+    messages: run.messages,
+    tools: [BASH_TOOL],
+    maxTokens: run.maxTokens,
+    effort: run.config.effort,
+    format: run.format ? run.config.outputSchema : undefined,
+    continuing: run.continuing
+  })
+
+/** The next request; an endpoint that refuses output_config.format (a 400 naming it) is asked again without it, once a run. */
+async function ask(run: Run): Promise<Message> {
+  const { callModel } = run.deps
+  const { signal, outputSchema } = run.config
+  try {
+    return await callModel(requestOf(run), signal)
+  } catch (error) {
+    const detail = run.format && outputSchema && !signal.aborted ? refusesFormat(error) : undefined
+    if (!detail || !outputSchema || !run.structured) throw error
+    run.format = false
+    run.structured.unsupported = detail
+    run.system = systemWithSchema(run.config.system, outputSchema)
+    run.emit({ type: 'format-refused', turn: run.turns + 1, detail })
+    return await callModel(requestOf(run), signal)
+  }
+}
+
+/**
+ * A reply that ends the loop. With output-schema its text is the answer: checked (redacted
+ * first); an invalid one gets one correction turn (counted against max-turns) that says what
+ * is wrong; still invalid, or no turn left for it, the run ends with `invalid-output`.
+ * A refusal or a full context window ends the run as it is, without an answer.
+ */
+function finalAnswer(run: Run, stop: ExitReason, text: string): Step {
+  const { structured } = run
+  const check = run.deps.checkAnswer
+  if (!structured || !check || stop === 'refusal' || stop === 'model_context_window_exceeded') return { kind: 'end', exitReason: stop }
+  const verdict = check(text)
+  if (verdict.ok) {
+    run.structured = { ...structured, json: verdict.json, errors: undefined }
+    return { kind: 'end', exitReason: stop }
+  }
+  structured.errors = verdict.errors
+  if (run.corrected || passedLimit(run)) return { kind: 'end', exitReason: 'invalid-output' }
+  run.corrected = true
+  run.continuing = false
+  const schema = run.format ? undefined : run.config.outputSchema
+  run.messages.push({ role: 'user', content: [{ type: 'text', text: correctionText(verdict.errors, schema) }] })
+  run.emit({ type: 'correction', turn: run.turns, errors: verdict.errors })
+  return { kind: 'ask-again' }
 }
 
 /**

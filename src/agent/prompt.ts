@@ -14,6 +14,8 @@ export interface PromptPlace {
   sandbox?: 'user' | 'none'
   /** the commands' network: `allowed` as the input `allowed-domains` names it (hosts and presets) */
   network?: { mode: 'allowlist' | 'open'; allowed: readonly string[] }
+  /** output-schema is set: the final answer is JSON the action reads as data */
+  structured?: boolean
 }
 
 /** What the commands' network and privileges are, so the model does not spend turns finding out. */
@@ -41,7 +43,9 @@ const MAX_ISSUE_BODY = 20000
 export function systemPrompt(place: PromptPlace, task?: Pick<Task, 'context' | 'source'>): string {
   const lines = [
     `You are a coding agent at ${place.workspace}${place.repository ? `, a checkout of the GitHub repository ${place.repository},` : ''} on a throwaway machine.`,
-    "Use the bash tool to solve the task. Act, don't explain: run commands, look at their results, and when you are done reply with a short summary of what you did and found.",
+    place.structured
+      ? "Use the bash tool to solve the task. Act, don't explain: run commands, look at their results, and when you are done reply with your answer as JSON matching the output schema of this request (the action reads it as data; a person reads the log)."
+      : "Use the bash tool to solve the task. Act, don't explain: run commands, look at their results, and when you are done reply with a short summary of what you did and found.",
     'Your changes to the files of the working copy are handed back by the action after you end: it shows them as a patch in its report and applies or commits them itself. Commit only if it helps you; you need not, and cannot, push or open pull requests.',
     `Each command runs non-interactively (stdin is closed) with a ${place.commandTimeoutSec} s limit, and its output is cut to ${place.maxOutputChars} characters.`
   ]

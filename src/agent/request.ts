@@ -26,6 +26,8 @@ export interface RequestInput {
   tools: Anthropic.Tool[]
   maxTokens: number
   effort?: Effort
+  /** output-schema: sent as output_config.format, so the final answer is JSON matching it */
+  format?: Record<string, unknown>
   /** the last message is the assistant turn a `pause_turn` stop returned, sent back to go on */
   continuing?: boolean
 }
@@ -57,7 +59,12 @@ export function buildRequest(input: RequestInput): RequestBody {
     max_tokens: input.maxTokens
   }
   if (returnsProgressUpdates(input.model)) body.thinking = { type: 'adaptive', display: 'updates' }
-  if (input.effort) body.output_config = { effort: input.effort }
+  if (input.effort || input.format) {
+    body.output_config = {
+      ...(input.effort ? { effort: input.effort } : {}),
+      ...(input.format ? { format: { type: 'json_schema', schema: input.format } } : {})
+    }
+  }
   return body
 }
 

@@ -30,6 +30,8 @@ export function setOutputs(o: Outcome, redact: (s: string) => string, extra: { t
   core.setOutput('cache-read-tokens', String(o.usage.cacheReadTokens))
   core.setOutput('cache-creation-tokens', String(o.usage.cacheCreationTokens))
   core.setOutput('cost-usd', o.costUsd === null ? '' : formatUsd(o.costUsd))
+  // compact JSON, already redacted (src/structured/answer.ts); empty without a valid answer
+  core.setOutput('structured-output', o.structured?.json ?? '')
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8')

@@ -11,6 +11,7 @@ import { formatUsd } from '../agent/cost'
 import { renderChanges, CHANGES_COMMENT_SHARE, CHANGES_SUMMARY_SHARE } from '../changes/render'
 import type { ChangesReport } from '../changes'
 import type { NetworkReport } from '../network/launch'
+import { renderStructured } from './structured'
 
 export const COMMENT_LIMIT = 65536
 export const SUMMARY_LIMIT = 1024 * 1024 - 16 * 1024
@@ -39,7 +40,7 @@ export interface ReportMeta {
   network?: NetworkReport
 }
 
-export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error'> & {
+export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error' | 'structured'> & {
   /** how the run ended, or `running` while it goes on */
   exitReason: ExitReason | 'running'
   /** the conversation, when known: tool calls that were no command (unknown tool, no command) are shown from it */
@@ -67,7 +68,8 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
     cancelled: o.stoppedBy
       ? `🛑 **Stopped by ${inert.text(`@${o.stoppedBy}`)}** while the agent was working. ${done}`
       : `🛑 **Cancelled**: the job was cancelled while the agent was working. ${done}`,
-    error: `❌ **The run failed**: ${inert.text(o.error ?? 'unknown error')} ${done}`
+    error: `❌ **The run failed**: ${inert.text(o.error ?? 'unknown error')} ${done}`,
+    'invalid-output': `❌ **The final answer did not match output-schema**, so structured-output is empty; what was wrong is shown below. ${done}`
   }
   return o.exitReason === 'running' ? undefined : reasons[o.exitReason]
 }
@@ -311,18 +313,27 @@ export function renderSummary(o: Outcome, meta: ReportMeta): string {
 
 function renderReport(o: Outcome, meta: ReportMeta, limit: number, maxOutput: number, whereAll: string, changesShare: number): string {
   const head = headline(o, meta)
-  const raw = o.finalText.trim()
+  // a valid structured answer is shown once, as JSON (renderStructured)
+  const raw = o.structured?.json !== undefined ? '' : o.finalText.trim()
   const foot = footer(o, meta)
   const logTitle = `Commands (${o.commands.length})`
   const problems = renderToolProblems(toolProblems(o.messages), Math.min(4000, Math.floor(limit / 16)), 500)
   const changes = renderChanges(meta.changes, Math.floor(limit * changesShare))
-  const sections = [...(o.sections ?? []), renderNetwork(meta.network)].filter(s => s !== '')
+  const sections = [
+    renderStructured(o.structured, o.exitReason, Math.floor(limit * 0.3)),
+    ...(o.sections ?? []),
+    renderNetwork(meta.network)
+  ].filter(s => s !== '')
   const fixed =
     [MARKER, meta.marker ?? '', head ?? '', meta.note ?? '', '', changes, ...sections, '', details(logTitle, ''), problems, foot].join(
       '\n\n'
     ).length + 64
   // The log is trimmed first; the final text only when it alone does not fit.
-  const text = raw ? fitText(raw, Math.max(0, limit - fixed - 2000)) : head ? '' : '_The agent finished without a final message._'
+  const text = raw
+    ? fitText(raw, Math.max(0, limit - fixed - 2000))
+    : head || o.structured
+      ? ''
+      : '_The agent finished without a final message._'
   const logBudget = limit - fixed - text.length
   const log = o.commands.length ? details(logTitle, renderLog(o.commands, logBudget, maxOutput, whereAll)) : '_No commands were run._'
   // The agent's text comes after the headline and before everything else the harness writes.

@@ -7,7 +7,7 @@ import { skip } from './finish'
 import { GitHubSide } from '../github/side'
 import { readThreadComments, type ThreadComment } from '../github/thread'
 import { hasSession } from '../thread'
-import { readEvent, settingsOrFail } from './inputs'
+import { readEvent, schemaOrFail, settingsOrFail } from './inputs'
 
 export interface Admitted {
   settings: Settings
@@ -22,6 +22,7 @@ export interface Admitted {
 export async function admit(out: Log): Promise<Admitted | undefined> {
   const settings = settingsOrFail(out)
   if (!settings) return undefined
+  if (settings.outputSchema && !(await schemaOrFail(settings.outputSchema, out))) return undefined
   const { eventName, payload } = readEvent()
   const decision = decide(eventName, payload, settings)
   if (!decision.run) {

@@ -24,6 +24,8 @@ import { localExec, type Base, type HandBackOptions } from '../changes'
 import { withTrustedGit, type TrustedGit } from '../sandbox/trusted-git'
 import { copySource, readStart } from './handback'
 import type { Recorder } from './recorder'
+import { loadValidator } from '../structured/load'
+import { checkAnswer } from '../structured/answer'
 
 /** Share of the model's context window after which old tool results are elided. */
 const CONTEXT_SHARE = 0.6
@@ -125,6 +127,9 @@ class Agent {
     const { settings, control, rec } = this.ctx
     const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
     await this.startConversation(contextBudgetTokens)
+    const { outputSchema } = settings
+    // compiled at start (admit.ts): this is the same validator
+    const validate = outputSchema ? await loadValidator(outputSchema) : undefined
     const loop = runLoop(
       rec.messages,
       {
@@ -138,9 +143,16 @@ class Agent {
         // thinking blocks another model wrote are dropped from the history
         historyModel: this.ctx.thread.loaded?.model ?? settings.model,
         contextBudgetTokens,
+        outputSchema,
         signal: control.signal
       },
-      { callModel: this.modelCall(), runCommand: this.commandRunner(), onEvent: rec.onEvent }
+      {
+        callModel: this.modelCall(),
+        runCommand: this.commandRunner(),
+        onEvent: rec.onEvent,
+        // redacted first: the redacted JSON is what is checked and set
+        checkAnswer: validate && (text => checkAnswer(text, this.ctx.out.redact, validate))
+      }
     )
     return await control.windDown(loop, () => rec.snapshot('the run ended while this command ran'))
   }
@@ -165,7 +177,8 @@ class Agent {
         blocked: settings.blocked,
         append: settings.appendSystemPrompt,
         sandbox: settings.sandbox,
-        network: { mode: settings.network, allowed: settings.allowedDomains }
+        network: { mode: settings.network, allowed: settings.allowedDomains },
+        structured: settings.outputSchema !== undefined
       },
       this.ctx.task
     )

@@ -32,7 +32,7 @@ export async function finish(
   if (!comment || published.commentUrl) state.setDone()
   if (published.commentUrl) out.log(`Report: ${published.commentUrl}`)
   const line = headline(r, meta)?.replace(/\*\*/g, '')
-  if (r.exitReason === 'error' || r.exitReason === 'cancelled') {
+  if (r.exitReason === 'error' || r.exitReason === 'cancelled' || r.exitReason === 'invalid-output') {
     core.setFailed(out.redact(line ?? r.exitReason))
   } else if (line) {
     out.warn(line)

@@ -5,6 +5,8 @@ import { readSettings, secretsOf, SettingsError, type Settings } from '../settin
 import { priceOf } from '../agent/cost'
 import type { Log } from '../report/log'
 import { messageOf } from '../util'
+import { loadValidator } from '../structured/load'
+import type { JsonSchema } from '../structured/schema'
 
 /** The settings, or undefined after failing the step with one line naming the bad input. */
 export function settingsOrFail(out: Log, env: NodeJS.ProcessEnv = process.env): Settings | undefined {
@@ -24,6 +26,18 @@ export function settingsOrFail(out: Log, env: NodeJS.ProcessEnv = process.env): 
     out.warn(`max-cost-usd cannot be enforced: the prices of model "${settings.model}" are not known, so the run has no cost estimate.`)
   }
   return settings
+}
+
+/** Whether output-schema is a valid JSON Schema (compiled here, once); else the step is failed with one line naming the input. */
+export async function schemaOrFail(schema: JsonSchema, out: Log): Promise<boolean> {
+  try {
+    await loadValidator(schema)
+    return true
+  } catch (error) {
+    core.setOutput('exit-reason', 'error')
+    core.setFailed(out.redact(`Input output-schema ${messageOf(error)}.`))
+    return false
+  }
 }
 
 /** The event the runner saved, as @actions/github reads it; a broken event file is an error worth a clear line. */

@@ -90,6 +90,12 @@ export class Recorder {
       out.log(
         `Turn ${e.turn}: the reply stopped at max_tokens inside a tool call; asking again with max_tokens ${e.maxTokens} (the cut call was not run).`
       )
+    } else if (e.type === 'correction') {
+      out.logAgent(`Turn ${e.turn}: the answer does not match output-schema; asking once more:\n${e.errors.join('\n')}`)
+    } else if (e.type === 'format-refused') {
+      out.warn(
+        `Structured outputs are not supported by this model endpoint (it refused output_config.format: ${e.detail}); asked again without it. The answer is still checked against output-schema.`
+      )
     } else {
       out.warn(e.message)
     }
