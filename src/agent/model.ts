@@ -137,7 +137,7 @@ function rootCause(error: unknown): string | undefined {
 export function describeModelError(error: unknown, model: string): string {
   const retried = `after ${MAX_RETRIES} retries with backoff`
   if (error instanceof AuthenticationError) {
-    return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret.`
+    return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret (with another provider, its credentials: docs/providers.md).`
   }
   if (error instanceof PermissionDeniedError) {
     return `The model API refused this key access (403 ${detail(error)}): check the key's permissions for model "${model}".`

@@ -1,6 +1,11 @@
 // The client for the configured provider. The Claude API with a key is built at once from the
-// SDK the action loads anyway (the common start); every other provider's SDK is imported only
-// when asked for, so ncc puts it in a chunk of its own that the common start never loads.
+// SDK the action loads anyway (the common start), and keyless through the SDK's own federation;
+// Bedrock, Vertex and Foundry come from a bundle of their own (bundle.ts: dist/providers/),
+// imported only when asked for, which the action's bundle neither holds nor loads.
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { dirname, join } from 'node:path'
+import * as errors from '@anthropic-ai/sdk/core/error'
 import type { ProviderConfig } from './config'
 import { federatedClient, keyClient, type KeyOptions } from './anthropic'
 import type { OpenedProvider, ProviderContext } from './types'
@@ -17,11 +22,19 @@ export async function openProvider(provider: ProviderConfig, ctx: ProviderContex
   switch (provider.name) {
     case 'anthropic':
       return federatedClient(provider.federation!, ctx)
-    case 'bedrock':
-      return (await import('./bedrock')).open(provider, ctx)
-    case 'vertex':
-      return (await import('./vertex')).open(provider, ctx)
-    case 'foundry':
-      return (await import('./foundry')).open(provider, ctx)
+    default: {
+      // a path webpack does not follow (webpackIgnore): the bundle stays out of the action's
+      const bundle = (await import(/* webpackIgnore: true */ providersBundle())) as typeof import('./bundle')
+      return bundle.openBundled(provider, ctx, errors)
+    }
   }
+}
+
+/** dist/providers/index.js beside the running action; from src/ (the tests), bundle.ts itself. */
+export function providersBundle(): string {
+  const here = fileURLToPath(import.meta.url)
+  if (here.endsWith('.ts')) return join(dirname(here), 'bundle.ts')
+  // dist/index.js (and its chunks), or dist/cli/index.js
+  const beside = join(dirname(here), 'providers', 'index.js')
+  return existsSync(beside) ? beside : join(dirname(here), '..', 'providers', 'index.js')
 }
