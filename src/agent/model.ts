@@ -47,7 +47,13 @@ export function createModelCall(opts: ClientOptions): ModelCall {
   const keyed = openKeyClient(opts.provider, { apiKey: opts.apiKey, authToken: opts.authToken, baseUrl: opts.baseUrl, maxRetries })
   // Another provider's SDK is loaded on the first request (a chunk of its own; settings checked what it needs at start).
   let opened: Promise<OpenedProvider> | undefined = keyed && Promise.resolve(keyed)
-  const learn = opts.learn ?? (() => {})
+  // each credential once (a token is sent with every request; the runner is told of it once)
+  const learned = new Set<string>()
+  const learn = (secret: string) => {
+    if (learned.has(secret)) return
+    learned.add(secret)
+    opts.learn?.(secret)
+  }
   const open = () => (opened ??= openProvider(opts.provider!, { baseUrl: opts.baseUrl, maxRetries, learn, fetch: learningFetch(learn) }))
   return async (params, signal) => {
     const { client } = keyed ?? (await open())
