@@ -5,13 +5,13 @@
 // also when the agent dumps its environment (and, contained, every process's environment under
 // /proc); the missing-region/project/credential lines and an unknown provider fail at start.
 import { afterAll, describe, expect, test } from '@jest/globals'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { text, type Reply } from './helpers/fake-anthropic'
+import { startFakeAnthropic, text, type Reply } from './helpers/fake-anthropic'
 import { newScenario, startFakeProviders, type FakeProviders, type Scenario } from './helpers/fake-providers'
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
-import { cleanupRuns, runAction, type ActionRun } from './helpers/run-action'
+import { cleanupRuns, REPO_ROOT, runAction, type ActionRun } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { sandboxKinds } from './helpers/kinds'
 
@@ -258,4 +258,45 @@ describe('contained (sandbox: user): the environment of every process under /pro
       expect(leaks(d, secretsOf(d.f.scenario, d.f))).toEqual([])
     })
   }
+})
+
+describe('the common start (provider anthropic with a key) loads no provider SDK', () => {
+  test("the action's bundle and its chunks hold none of them: they are in dist/providers/ only", () => {
+    const dist = join(REPO_ROOT, 'dist')
+    for (const name of readdirSync(dist).filter(n => n.endsWith('.js'))) {
+      const code = readFileSync(join(dist, name), 'utf8')
+      expect([name, /AnthropicBedrock|AnthropicVertex|AnthropicFoundry|bedrock-runtime|aiplatform\.googleapis/.test(code)]).toEqual([
+        name,
+        false
+      ])
+    }
+    expect(readFileSync(join(dist, 'providers', 'index.js'), 'utf8')).toContain('openBundled')
+  })
+
+  test('a run with a key completes from a dist/ without dist/providers/', async () => {
+    const key = `sk-ant-api03-${'k'.repeat(80)}AA`
+    const copy = mkdtempSync(join(tmpdir(), 'prov-dist-'))
+    dirs.push(copy)
+    cpSync(join(REPO_ROOT, 'dist'), copy, { recursive: true, filter: src => !src.startsWith(join(REPO_ROOT, 'dist', 'providers')) })
+    expect(existsSync(join(copy, 'providers'))).toBe(false)
+    const fake = await startFakeAnthropic([DUMP, text('Done: looked around.')], { apiKey: key })
+    const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
+    try {
+      const r = await runAction({
+        eventName: 'issue_comment',
+        payload: issueCommentEvent({ body: '/agent look around' }),
+        githubToken: JOB_TOKEN,
+        entry: join(copy, 'index.js'),
+        actionYml: join(REPO_ROOT, 'action.yml'),
+        inputs: { 'anthropic-api-key': key, 'anthropic-base-url': fake.url, sandbox: 'none', 'blocked-commands': '' },
+        env: { GITHUB_API_URL: gh.url, GITHUB_TOKEN: JOB_TOKEN },
+        timeoutMs: 120_000
+      })
+      expect(r.code).toBe(0)
+      expect(r.outputs['exit-reason']).toBe('end_turn')
+      expect(fake.requests).toHaveLength(2)
+    } finally {
+      await Promise.all([fake.close(), gh.close()])
+    }
+  })
 })
