@@ -14,6 +14,9 @@ import { Redactor } from '../src/report/redact'
 import { text } from './helpers/fake-anthropic'
 import { eventStreamFrame, newScenario, sigV4Problem, startFakeProviders, type FakeProviders } from './helpers/fake-providers'
 import type { MessageCreateParams } from '../src/types'
+import { seal, unseal, type StoredHistory } from '../src/thread/history'
+import { convertError } from '../src/agent/providers/bundle'
+import * as errors from '@anthropic-ai/sdk/core/error'
 
 const dir = mkdtempSync(join(tmpdir(), 'providers-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -414,5 +417,50 @@ describe('provider credentials never reach a command, and are redacted', () => {
     expect(secrets).toContain(token)
     const r = new Redactor(secrets)
     expect(r.redact(`x ${Buffer.from(token).toString('base64')} y`)).not.toContain(Buffer.from(token).toString('base64'))
+  })
+})
+
+describe("the thread's history without an API key (docs/providers.md)", () => {
+  const thread = { kind: 'issue' as const, number: 4 }
+  const h: StoredHistory = {
+    version: 1,
+    repository: 'o/r',
+    thread: 'issue-4',
+    runId: 9,
+    model: 'm',
+    messages: [{ role: 'user', content: 'hello there' }],
+    savedAt: '2026-01-01T00:00:00Z'
+  }
+
+  test('with history-key: sealed with it, not readable without it', () => {
+    const bytes = seal(h, 'hk-0123456789abcdef')
+    expect(unseal(bytes, 'hk-0123456789abcdef', { repository: 'o/r', thread })).toEqual({ ok: true, history: h })
+    expect(unseal(bytes, '', { repository: 'o/r', thread }).ok).toBe(false)
+  })
+
+  test('without any key: sealed with the empty key, so anyone can read it (as the docs say); a change is still refused', () => {
+    const bytes = seal(h, '')
+    expect(unseal(bytes, '', { repository: 'o/r', thread })).toEqual({ ok: true, history: h })
+    const changed = Buffer.from(bytes)
+    changed[changed.length - 1] ^= 1
+    expect(unseal(changed, '', { repository: 'o/r', thread }).ok).toBe(false)
+  })
+})
+
+describe('errors of the providers bundle become the action SDK classes', () => {
+  test('status, body and class survive', () => {
+    const e = convertError(
+      new errors.APIError(401, { type: 'error', error: { type: 'authentication_error', message: 'bad' } }, undefined, new Headers()),
+      errors
+    )
+    expect(e).toBeInstanceOf(errors.AuthenticationError)
+    expect((e as errors.APIError).status).toBe(401)
+    const inStream = convertError(
+      new errors.APIError(undefined, { type: 'error', error: { type: 'overloaded_error', message: 'x' } }, undefined, undefined),
+      errors
+    )
+    expect(inStream).toBeInstanceOf(errors.APIError)
+    expect((inStream as errors.APIError).status).toBeUndefined()
+    expect(convertError(new errors.APIConnectionTimeoutError(), errors)).toBeInstanceOf(errors.APIConnectionTimeoutError)
   })
 })
