@@ -401,7 +401,22 @@ describe('provider credentials never reach a command, and are redacted', () => {
     expect(learned).toEqual(['ya29.token-abcdef', 'sess-123456789'])
   })
 
-  test('the external_account file: its text and the OIDC request token inside are secrets', () => {
+  test('a Google credentials file is known for what it holds whatever the provider (google-github-actions/auth ran for another step)', () => {
+    const file = join(dir, 'gha-creds-other.json')
+    const key = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ'
+    writeFileSync(
+      file,
+      JSON.stringify({ type: 'service_account', private_key: `-----BEGIN PRIVATE KEY-----\n${key}\n-----END PRIVATE KEY-----\n` })
+    )
+    const s = readSettings({
+      INPUT_GITHUB_TOKEN: 'ghs_x',
+      ANTHROPIC_API_KEY: 'sk-ant-aaaaaaaaaaaaaaaa',
+      GOOGLE_APPLICATION_CREDENTIALS: file
+    })
+    expect(new Redactor(secretsOf(s).filter((x): x is string => !!x)).redact(`k=${key}`)).toBe('k=***')
+  })
+
+  test('the external_account file: the OIDC request token inside is a secret', () => {
     const file = join(dir, 'gha-creds-x.json')
     const token = 'oidcreq-ZZZZZZZZZZZZZZZZZZZZ'
     writeFileSync(

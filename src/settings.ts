@@ -10,6 +10,7 @@ import {
   defaultModel,
   federationOf,
   foundryOf,
+  googleFileSecrets,
   ProviderError,
   providerName,
   providerSecrets,
@@ -37,6 +38,8 @@ export interface Settings {
   provider?: ProviderConfig
   /** the key the thread's history is sealed with (`history-key`, else the API key); empty: not encrypted (src/thread/history.ts) */
   historyKey?: string
+  /** what a Google credentials file (GOOGLE_APPLICATION_CREDENTIALS) holds that can be secret, whatever the provider */
+  credentialSecrets?: string[]
   model: string
   /** output_config.effort; undefined leaves the model's default */
   effort?: Effort
@@ -74,7 +77,8 @@ export const secretsOf = (s: Settings): Array<string | undefined> => [
   s.authToken,
   s.githubToken,
   s.historyKey,
-  ...(s.provider ? providerSecrets(s.provider) : [])
+  ...(s.provider ? providerSecrets(s.provider) : []),
+  ...(s.credentialSecrets ?? [])
 ]
 
 /** The variable the runner passes an input in (hyphens kept, as @actions/core reads it). */
@@ -178,6 +182,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     authToken,
     provider,
     historyKey: input('history-key') || apiKey || authToken || '',
+    credentialSecrets: googleFileSecrets(env.GOOGLE_APPLICATION_CREDENTIALS),
     model: input('model').trim() || env.MODEL_ID || defaultModel(provider),
     effort: effortOf('effort', input('effort')),
     githubToken: input('github-token') || env.GITHUB_TOKEN || '',

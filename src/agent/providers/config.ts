@@ -230,25 +230,34 @@ export function providerSecrets(p: ProviderConfig): string[] {
       return [p.apiKey, p.accessKeyId, p.secretAccessKey, p.sessionToken].filter((s): s is string => !!s)
     case 'foundry':
       return p.apiKey ? [p.apiKey] : []
-    case 'vertex': {
-      let text = ''
-      try {
-        text = readFileSync(p.credentialsFile, 'utf8')
-      } catch {
-        return []
-      }
-      const out: string[] = []
-      const walk = (value: unknown, key: string): void => {
-        if (typeof value === 'string') {
-          if (!GOOGLE_PUBLIC_KEYS.has(key)) out.push(value, value.replace(/^(bearer|basic|token)\s+/i, ''))
-        } else if (value && typeof value === 'object') for (const [k, x] of Object.entries(value)) walk(x, k)
-      }
-      try {
-        walk(JSON.parse(text), '')
-      } catch {
-        // checked at start: vertexOf
-      }
-      return out
-    }
+    case 'vertex':
+      return googleFileSecrets(p.credentialsFile)
   }
+}
+
+/**
+ * The values of a Google credentials file that can be secrets (see providerSecrets); whatever
+ * the provider, when GOOGLE_APPLICATION_CREDENTIALS names one (google-github-actions/auth ran
+ * for another step of the job), so a copy of it is still known for what it holds.
+ */
+export function googleFileSecrets(file: string | undefined): string[] {
+  if (!file) return []
+  let text = ''
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return []
+  }
+  const out: string[] = []
+  const walk = (value: unknown, key: string): void => {
+    if (typeof value === 'string') {
+      if (!GOOGLE_PUBLIC_KEYS.has(key)) out.push(value, value.replace(/^(bearer|basic|token)\s+/i, ''))
+    } else if (value && typeof value === 'object') for (const [k, x] of Object.entries(value)) walk(x, k)
+  }
+  try {
+    walk(JSON.parse(text), '')
+  } catch {
+    // not JSON: vertexOf says so at start
+  }
+  return out
 }
