@@ -147,12 +147,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const input = (name: string): string => (env[inputVariable(name)] ?? '').trim()
   const explicit = (name: string): boolean => env[inputVariable(name)] !== undefined
 
-  const { baseUrl, apiKey, authToken, provider } = modelEndpoint(
-    input('provider'),
-    input('anthropic-base-url'),
-    input('anthropic-api-key'),
-    env
-  )
+  const endpoint = modelEndpoint(input('provider'), input('anthropic-base-url'), input('anthropic-api-key'), env)
 
   // An explicitly empty list allows every command; an absent input means the defaults.
   const blocked = explicit('blocked-commands') ? lines(input('blocked-commands')) : [...DEFAULT_BLOCKED]
@@ -177,13 +172,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return {
     task: input('task').trim(),
     triggerPhrase: input('trigger-phrase').trim() || '/agent',
-    apiKey,
-    baseUrl,
-    authToken,
-    provider,
-    historyKey: input('history-key') || apiKey || authToken || '',
+    ...endpoint,
+    historyKey: input('history-key') || endpoint.apiKey || endpoint.authToken || '',
     credentialSecrets: googleFileSecrets(env.GOOGLE_APPLICATION_CREDENTIALS),
-    model: input('model').trim() || env.MODEL_ID || defaultModel(provider),
+    model: input('model').trim() || env.MODEL_ID || defaultModel(endpoint.provider),
     effort: effortOf('effort', input('effort')),
     githubToken: input('github-token') || env.GITHUB_TOKEN || '',
     issueNumber: issue ? positiveInt('issue-number', issue) : undefined,
