@@ -2,7 +2,7 @@
 // or an interactive session that keeps its history when no task is given.
 import { existsSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { inputVariable, readSettings, SettingsError, type Settings } from './settings'
+import { inputVariable, readSettings, secretsOf, SettingsError, type Settings } from './settings'
 import { systemPrompt } from './agent/prompt'
 import { createModelCall } from './agent/model'
 import { runLoop, type AgentEvent } from './agent/loop'
@@ -37,7 +37,8 @@ const LOCAL_VARIABLES: Record<string, string> = {
   MAX_OUTPUT_CHARS: 'max-output-chars',
   MAX_COST_USD: 'max-cost-usd',
   EFFORT: 'effort',
-  OUTPUT_SCHEMA: 'output-schema'
+  OUTPUT_SCHEMA: 'output-schema',
+  PROVIDER: 'provider'
 }
 
 /** The action's settings parser over the local environment: the same defaults and the same checks. */
@@ -143,7 +144,7 @@ function answered(r: RunResult, redactor: Redactor, structured: boolean): boolea
 function session(settings: Settings, env: NodeJS.ProcessEnv, validate: Validate | undefined): Ask {
   const { model } = settings
   const redactor = new Redactor(secretsFromEnv(env))
-  for (const secret of [settings.apiKey, settings.authToken]) if (secret) redactor.add(secret)
+  for (const secret of secretsOf(settings)) if (secret) redactor.add(secret)
   // PASS_ENV: names (one a line or comma-separated, `*` suffix allowed) the commands may see beyond the built-in list
   const commandEnv = allowedEnv(env, {
     passEnv: (env.PASS_ENV ?? '')
@@ -165,7 +166,13 @@ function session(settings: Settings, env: NodeJS.ProcessEnv, validate: Validate 
     blocked,
     structured: !!outputSchema
   })
-  const callModel = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
+  const callModel = createModelCall({
+    apiKey: settings.apiKey,
+    authToken: settings.authToken,
+    baseUrl: settings.baseUrl,
+    provider: settings.provider,
+    learn: secret => redactor.add(secret)
+  })
   const runCommand = commandRunner(new LocalEnvironment(cwd, commandEnv), settings, {
     redact: s => redactor.redact(s),
     margin: Math.max(512, redactor.maxFormLength)

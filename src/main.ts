@@ -33,7 +33,8 @@ export async function main(): Promise<void> {
     task,
     repo: github.repo,
     token: github.token,
-    secret: settings.apiKey || settings.authToken || '',
+    // history-key, else the API key; empty: sealed without a secret (docs/providers.md, "The thread's history")
+    secret: settings.historyKey ?? (settings.apiKey || settings.authToken || ''),
     getOctokit: () => github.getOctokit(),
     warn: out.warn,
     comments: admitted.comments

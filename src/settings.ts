@@ -5,9 +5,22 @@ import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 import { PASS_ENV_ENTRY } from './sandbox/env'
 import { parseAllowedInput, PRESET_NAMES } from './network/presets'
 import { parseOutputSchema, type JsonSchema } from './structured/schema'
+import {
+  bedrockOf,
+  DEFAULT_MODEL_ID,
+  defaultModel,
+  federationOf,
+  foundryOf,
+  googleFileSecrets,
+  ProviderError,
+  providerName,
+  providerSecrets,
+  vertexOf,
+  type ProviderConfig
+} from './agent/providers/config'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
-export const DEFAULT_MODEL = 'claude-sonnet-5-5'
+export const DEFAULT_MODEL = DEFAULT_MODEL_ID
 /** Thinking counts as output on today's models; requests stream, so any value the model allows works. */
 export const DEFAULT_MAX_TOKENS = 32000
 
@@ -22,6 +35,12 @@ export interface Settings {
   baseUrl: string | undefined
   /** used only when no API key is given and no base URL is set: sent as a bearer token */
   authToken: string | undefined
+  /** where the model runs (`provider`) and its credentials (src/agent/providers) */
+  provider?: ProviderConfig
+  /** the key the thread's history is sealed with (`history-key`, else the API key); empty: not encrypted (src/thread/history.ts) */
+  historyKey?: string
+  /** what a Google credentials file (GOOGLE_APPLICATION_CREDENTIALS) holds that can be secret, whatever the provider */
+  credentialSecrets?: string[]
   model: string
   /** output_config.effort; undefined leaves the model's default */
   effort?: Effort
@@ -56,25 +75,48 @@ export interface Settings {
 export class SettingsError extends Error {}
 
 /** The settings' secrets, each to be masked and redacted wherever output goes. */
-export const secretsOf = (s: Settings): Array<string | undefined> => [s.apiKey, s.authToken, s.githubToken]
+export const secretsOf = (s: Settings): Array<string | undefined> => [
+  s.apiKey,
+  s.authToken,
+  s.githubToken,
+  s.historyKey,
+  ...(s.provider ? providerSecrets(s.provider) : []),
+  ...(s.credentialSecrets ?? [])
+]
 
 /** The variable the runner passes an input in (hyphens kept, as @actions/core reads it). */
 export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
 
-/** The model endpoint and its credential: the inputs, else the environment. */
-function modelEndpoint(
-  baseInput: string,
-  keyInput: string,
-  env: NodeJS.ProcessEnv
-): { baseUrl: string | undefined; apiKey: string; authToken: string | undefined } {
-  const baseUrl = baseInput || env.ANTHROPIC_BASE_URL || undefined
-  const apiKey = keyInput || env.ANTHROPIC_API_KEY || ''
-  const authToken = baseUrl ? undefined : env.ANTHROPIC_AUTH_TOKEN || undefined
-  if (!apiKey && !authToken) {
-    throw new SettingsError(
-      'Input anthropic-api-key is required: set it (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`) or provide ANTHROPIC_API_KEY in the environment.'
-    )
+type Endpoint = { baseUrl: string | undefined; apiKey: string; authToken: string | undefined; provider: ProviderConfig }
+
+/** The model endpoint and its credential: the inputs, else the environment; with another provider, its own (src/agent/providers/config.ts). */
+function modelEndpoint(providerInput: string, baseInput: string, keyInput: string, env: NodeJS.ProcessEnv): Endpoint {
+  try {
+    const name = providerName(providerInput)
+    if (name !== 'anthropic') {
+      // anthropic-base-url points any provider at a gateway or private endpoint; ANTHROPIC_BASE_URL is the Claude API's
+      const baseUrl = checkedUrl(baseInput || undefined)
+      if (name === 'bedrock') return { baseUrl, apiKey: '', authToken: undefined, provider: bedrockOf(env) }
+      if (name === 'vertex') return { baseUrl, apiKey: '', authToken: undefined, provider: vertexOf(env) }
+      const provider = foundryOf(keyInput, baseUrl, env)
+      return { baseUrl, apiKey: provider.apiKey ?? '', authToken: undefined, provider }
+    }
+    const baseUrl = checkedUrl(baseInput || env.ANTHROPIC_BASE_URL || undefined)
+    const apiKey = keyInput || env.ANTHROPIC_API_KEY || ''
+    const authToken = baseUrl ? undefined : env.ANTHROPIC_AUTH_TOKEN || undefined
+    if (apiKey || authToken) return { baseUrl, apiKey, authToken, provider: { name: 'anthropic' } }
+    const federation = federationOf(env)
+    if (federation) return { baseUrl, apiKey, authToken, provider: { name: 'anthropic', federation } }
+  } catch (e) {
+    if (e instanceof ProviderError) throw new SettingsError(e.message)
+    throw e
   }
+  throw new SettingsError(
+    'Input anthropic-api-key is required: set it (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`) or provide ANTHROPIC_API_KEY in the environment (or, without a key, ANTHROPIC_FEDERATION_RULE_ID and ANTHROPIC_ORGANIZATION_ID for workload identity federation; or another provider).'
+  )
+}
+
+function checkedUrl(baseUrl: string | undefined): string | undefined {
   if (baseUrl !== undefined) {
     try {
       new URL(baseUrl)
@@ -82,7 +124,7 @@ function modelEndpoint(
       throw new SettingsError(`Input anthropic-base-url must be a URL, got "${baseUrl}".`)
     }
   }
-  return { baseUrl, apiKey, authToken }
+  return baseUrl
 }
 
 /** `network` and `allowed-domains`, each checked with one line naming the input. */
@@ -108,7 +150,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const input = (name: string): string => (env[inputVariable(name)] ?? '').trim()
   const explicit = (name: string): boolean => env[inputVariable(name)] !== undefined
 
-  const { baseUrl, apiKey, authToken } = modelEndpoint(input('anthropic-base-url'), input('anthropic-api-key'), env)
+  const endpoint = modelEndpoint(input('provider'), input('anthropic-base-url'), input('anthropic-api-key'), env)
 
   // An explicitly empty list allows every command; an absent input means the defaults.
   const blocked = explicit('blocked-commands') ? lines(input('blocked-commands')) : [...DEFAULT_BLOCKED]
@@ -133,10 +175,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return {
     task: input('task').trim(),
     triggerPhrase: input('trigger-phrase').trim() || '/agent',
-    apiKey,
-    baseUrl,
-    authToken,
-    model: input('model').trim() || env.MODEL_ID || DEFAULT_MODEL,
+    ...endpoint,
+    historyKey: input('history-key') || endpoint.apiKey || endpoint.authToken || '',
+    credentialSecrets: googleFileSecrets(env.GOOGLE_APPLICATION_CREDENTIALS),
+    model: input('model').trim() || env.MODEL_ID || defaultModel(endpoint.provider),
     effort: effortOf('effort', input('effort')),
     githubToken: input('github-token') || env.GITHUB_TOKEN || '',
     issueNumber: issue ? positiveInt('issue-number', issue) : undefined,

@@ -1,9 +1,6 @@
-// The Messages API at the edge: the SDK client, cache breakpoints, streaming, and errors
-// turned into one sentence a user can act on.
-// The client is the SDK's base with only the Messages resource: the full client loads every
-// resource of the API (~0.5 MB of the bundle), compiled before the first request.
+// The Messages API at the edge: the provider's SDK client (./providers), cache breakpoints,
+// streaming, and errors turned into one sentence a user can act on.
 import {
-  BaseAnthropic,
   AnthropicError,
   APIError,
   APIConnectionError,
@@ -14,12 +11,15 @@ import {
   PermissionDeniedError,
   RateLimitError
 } from '@anthropic-ai/sdk'
-import { Messages, type MessageStreamParams } from '@anthropic-ai/sdk/resources/messages/messages'
+import type { MessageStreamParams } from '@anthropic-ai/sdk/resources/messages/messages'
 import type { Message, MessageCreateParams } from '../types'
 import { withCacheBreakpoints } from './cache'
 import { inertRequest } from '../report/inert'
 import { messageOf } from '../util'
 import { ForbiddenRequestError, forbiddenSettings, headersFor } from './request'
+import type { ProviderConfig } from './providers/config'
+import { openKeyClient, openProvider, type OpenedProvider } from './providers'
+import { learningFetch } from './providers/learn'
 
 export type ModelCall = (params: MessageCreateParams, signal: AbortSignal) => Promise<Message>
 
@@ -28,6 +28,10 @@ export interface ClientOptions {
   authToken?: string
   baseUrl?: string
   maxRetries?: number
+  /** where the model runs; default the Claude API with apiKey/authToken */
+  provider?: ProviderConfig
+  /** told every credential a provider's client mints or sends (redacted from then on) */
+  learn?: (secret: string) => void
 }
 
 /**
@@ -38,26 +42,21 @@ export interface ClientOptions {
  */
 export const MAX_RETRIES = 4
 
-/** The SDK's client with the one resource this action uses. */
-class MessagesClient extends BaseAnthropic {
-  readonly messages = new Messages(this)
-}
-
 export function createModelCall(opts: ClientOptions): ModelCall {
-  const client = new MessagesClient({
-    apiKey: opts.apiKey || null,
-    authToken: opts.apiKey ? null : (opts.authToken ?? null),
-    baseURL: opts.baseUrl || undefined,
-    // This SDK sends the key as a bearer token; Anthropic-compatible gateways
-    // commonly read x-api-key, so both carry it.
-    defaultHeaders: opts.apiKey ? { 'x-api-key': opts.apiKey } : undefined,
-    maxRetries: opts.maxRetries ?? MAX_RETRIES,
-    // No OpenTelemetry spans or trace headers, whatever the environment says: nothing here reads them, a
-    // span would hold the repository's text, and each request cost ~0.15 ms of span work (npm run bench)
-    openTelemetry: false
-  })
   const maxRetries = opts.maxRetries ?? MAX_RETRIES
+  const keyed = openKeyClient(opts.provider, { apiKey: opts.apiKey, authToken: opts.authToken, baseUrl: opts.baseUrl, maxRetries })
+  // Another provider's SDK is loaded on the first request (a chunk of its own; settings checked what it needs at start).
+  let opened: Promise<OpenedProvider> | undefined = keyed && Promise.resolve(keyed)
+  // each credential once (a token is sent with every request; the runner is told of it once)
+  const learned = new Set<string>()
+  const learn = (secret: string) => {
+    if (learned.has(secret)) return
+    learned.add(secret)
+    opts.learn?.(secret)
+  }
+  const open = () => (opened ??= openProvider(opts.provider!, { baseUrl: opts.baseUrl, maxRetries, learn, fetch: learningFetch(learn) }))
   return async (params, signal) => {
+    const { client } = keyed ?? (await open())
     const body = withCacheBreakpoints(inertRequest(params))
     const refused = forbiddenSettings(body)
     if (refused.length)
@@ -69,8 +68,8 @@ export function createModelCall(opts: ClientOptions): ModelCall {
     for (let attempt = 0; ; attempt++) {
       try {
         // The cast: `thinking.display: "updates"` is newer than this SDK's non-beta types.
-        const stream = client.messages.stream(body as unknown as MessageStreamParams, { signal, headers: headersFor(body) })
-        return await stream.finalMessage()
+        const stream = client.messages.stream(body as unknown as MessageStreamParams as never, { signal, headers: headersFor(body) })
+        return (await stream.finalMessage()) as Message
       } catch (error) {
         if (signal.aborted || attempt >= maxRetries || !retriableInStream(error)) throw error
         await sleep(backoffMs(attempt), signal)
@@ -144,7 +143,7 @@ function rootCause(error: unknown): string | undefined {
 export function describeModelError(error: unknown, model: string): string {
   const retried = `after ${MAX_RETRIES} retries with backoff`
   if (error instanceof AuthenticationError) {
-    return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret.`
+    return `The model API rejected the API key (401 ${detail(error)}): check the anthropic-api-key secret (with another provider, its credentials: docs/providers.md).`
   }
   if (error instanceof PermissionDeniedError) {
     return `The model API refused this key access (403 ${detail(error)}): check the key's permissions for model "${model}".`

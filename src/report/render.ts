@@ -38,6 +38,8 @@ export interface ReportMeta {
   note?: string
   /** the commands' network: hosts reached and refused, or that it was not contained */
   network?: NetworkReport
+  /** where the model ran, when not the Claude API with a key; `otherPrices`: its cost is an estimate at Anthropic's list prices */
+  provider?: { label: string; otherPrices: boolean }
 }
 
 export type Outcome = Pick<RunResult, 'finalText' | 'turns' | 'commands' | 'usage' | 'costUsd' | 'error' | 'structured'> & {
@@ -76,11 +78,13 @@ export function headline(o: Outcome, meta: ReportMeta): string | undefined {
 
 export function footer(o: Outcome, meta: ReportMeta): string {
   const parts = [
-    `model ${meta.model}`,
+    `model ${meta.model}${meta.provider ? ` on ${meta.provider.label}` : ''}`,
     `${o.turns} turn${o.turns === 1 ? '' : 's'}`,
     `${o.commands.length} command${o.commands.length === 1 ? '' : 's'}`,
     tokens(o.usage),
-    o.costUsd === null ? undefined : `~$${formatUsd(o.costUsd)}`,
+    o.costUsd === null
+      ? undefined
+      : `~$${formatUsd(o.costUsd)}${meta.provider?.otherPrices ? " (estimate at Anthropic's list prices)" : ''}`,
     `${(meta.elapsedMs / 1000).toFixed(0)} s`,
     `sandbox: ${inert.text(meta.sandbox)}`, // harness text, but what could not be put back names files the agent chose
     meta.runUrl ? `[run log](${meta.runUrl})` : undefined

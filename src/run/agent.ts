@@ -187,7 +187,14 @@ class Agent {
   /** The model API, telling onFirstRequest once the first request is out. */
   private modelCall(): LoopDeps['callModel'] {
     const { settings } = this.ctx
-    const modelCall = createModelCall({ apiKey: settings.apiKey, authToken: settings.authToken, baseUrl: settings.baseUrl })
+    const modelCall = createModelCall({
+      apiKey: settings.apiKey,
+      authToken: settings.authToken,
+      baseUrl: settings.baseUrl,
+      provider: settings.provider,
+      // a token a provider's client mints (Google, Entra, federation) is a secret like the key
+      learn: secret => this.ctx.out.addSecret(secret)
+    })
     return (params, signal) => {
       if (this.firstCall) {
         this.firstCall = false

@@ -7,6 +7,7 @@ import { renderProgress, runUrlOf, type ReportMeta } from '../report/render'
 import type { Settings } from '../settings'
 import type { Task } from '../trigger'
 import { Recorder } from './recorder'
+import { pricedElsewhere, providerLabel } from '../agent/providers/config'
 import * as state from './state'
 
 export interface Live {
@@ -30,6 +31,9 @@ export function openLive(settings: Settings, task: Task, startedAt: number, mark
   const { maxTurns, timeoutMinutes, maxCostUsd } = settings
   let maxTokens = settings.maxTokens
   rec.onMaxTokens = n => (maxTokens = n)
+  // the footer names the provider unless it is the Claude API with a key (the common case, as before)
+  const p = settings.provider
+  const provider = p && (p.name !== 'anthropic' || p.federation) ? { label: providerLabel(p), otherPrices: pricedElsewhere(p) } : undefined
   const meta = (): ReportMeta => ({
     model: settings.model,
     runUrl: runUrlOf(),
@@ -38,7 +42,8 @@ export function openLive(settings: Settings, task: Task, startedAt: number, mark
     limits: { maxTurns, timeoutMinutes, maxCostUsd, maxTokens },
     elapsedMs: Date.now() - startedAt,
     marker,
-    note: rec.note
+    note: rec.note,
+    ...(provider ? { provider } : {})
   })
   const progress = () => renderProgress(rec.live, meta(), rec.running?.command, rec.running?.note)
   return { rec, transcript, meta, progress, setMarker: m => (marker = m) }

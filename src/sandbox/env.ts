@@ -115,6 +115,17 @@ const NEVER_NAMES = new Set([
   'SSH_ASKPASS',
   'SUDO_ASKPASS',
   'GPG_AGENT_INFO',
+  // the model providers' credentials, as their platforms' GitHub actions leave them (docs/providers.md):
+  // never a command's, whatever pass-env says (the agent would reach the model account with them)
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE',
+  'GOOGLE_GHA_CREDS_PATH',
+  'AZURE_CLIENT_SECRET',
+  'AZURE_FEDERATED_TOKEN_FILE',
   // set below from the sandbox user
   ...FROM_SANDBOX_USER
 ])

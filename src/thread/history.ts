@@ -13,6 +13,16 @@
 // a history is never loaded in another repository or another thread (not even
 // with the same key). A new API key makes older histories unreadable: the run
 // then starts afresh and says so.
+//
+// The key is the `history-key` input when set (a secret the workflow passes),
+// else the API key. A provider without a stored key (Bedrock, Vertex, Foundry
+// with Entra ID, the Claude API through federation: their credentials change
+// every run) and no history-key has no secret the next run shares: the
+// history is then sealed with an empty key, so it is NOT confidential (anyone
+// who can download the repository's artifacts can read it; docs/providers.md
+// says so), while its integrity still holds: the loader believes only the
+// artifact of the run that the action's own comment names, with the sha256 of
+// its bytes (session.ts), and that comment only the action's identity writes.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import type { Thread } from '../trigger'
