@@ -73,6 +73,59 @@ async function fixOneLine(sandbox: string) {
   }
 }
 
+/** A small checkout with the kinds of things a change can be made of. */
+function shapesWorkspace(): string {
+  const ws = mkdtempSync(join(tmpdir(), 'handback-shapes-'))
+  dirs.push(ws)
+  for (const [p, c] of [
+    ['gone/a.txt', 'a\n'],
+    ['gone/b.txt', 'b\n'],
+    ['dirfile/x.txt', 'x\n'],
+    ['keep.txt', 'a file that will be renamed\nwith a few lines\nof text\n'],
+    ['tool.sh', '#!/bin/sh\necho hi\n'],
+    ['olddir/one.txt', 'one\n'],
+    ['olddir/sub/two.txt', 'two\n'],
+    ['.gitignore', 'node_modules/\n*.log\n']
+  ]) {
+    mkdirSync(join(ws, p, '..'), { recursive: true })
+    writeFileSync(join(ws, p), c)
+  }
+  commitAll(ws, gitEnv())
+  return ws
+}
+
+/** Every kind of change at once: an opaque folder, a folder become a file, renames, modes, links, bytes, ignored files. */
+const SHAPES = [
+  'rm -rf gone && mkdir gone && echo new > gone/c.txt',
+  'rm -rf dirfile && echo now-a-file > dirfile',
+  'mv keep.txt moved.txt',
+  'chmod +x tool.sh',
+  'ln -s moved.txt link',
+  `printf 'caf\\351\\n' > "$(printf 'n\\351.txt')"`,
+  'mv olddir newdir && echo three > newdir/sub/three.txt',
+  'mkdir -p node_modules/x && echo ignored > node_modules/x/i.js && echo ignored > debug.log'
+].join(' && ')
+
+async function shapesRun(sandbox: string) {
+  const ws = shapesWorkspace()
+  const fake = await startFakeAnthropic([bash(SHAPES), text('Done.')], { apiKey: API_KEY })
+  const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
+  try {
+    const run = await runAction({
+      eventName: 'issue_comment',
+      payload: issueCommentEvent({ body: '/agent reshape', issueNumber: 7 }),
+      inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox, changes: 'none' },
+      env: { GITHUB_API_URL: gh.url },
+      workspace: ws,
+      timeoutMs: 150_000
+    })
+    expect(run.code).toBe(0)
+    return { run, patch: readFileSync(run.outputs.patch) }
+  } finally {
+    await Promise.all([fake.close(), gh.close()])
+  }
+}
+
 const canSandbox = process.platform === 'linux' && (isRoot || hasSudo)
 
 describe('a one-line fix in a big workspace', () => {
@@ -94,6 +147,36 @@ describe('a one-line fix in a big workspace', () => {
       expect(execFileSync('git', ['status', '--porcelain'], { cwd: ws, env: gitEnv() }).toString()).toBe(
         ' M lib/m0/f0.js\n M src/add.js\n?? notes.txt\n'
       )
+    },
+    300_000
+  )
+
+  ;(canSandbox ? it : it.skip)(
+    'every kind of change comes back from the upper layer byte for byte as the whole-tree diff has it (sandbox: none)',
+    async () => {
+      const user = await shapesRun('user')
+      const none = await shapesRun('none')
+      expect(user.run.stdout).toContain('Changes: compared')
+      expect(user.patch.toString('latin1')).toBe(none.patch.toString('latin1'))
+      const names = [...user.patch.toString('latin1').matchAll(/^diff --git "?a\/(.*?)"? "?b\//gm)].map(m => m[1])
+      expect(names.sort()).toEqual(
+        [
+          'dirfile',
+          'dirfile/x.txt',
+          'gone/a.txt',
+          'gone/b.txt',
+          'gone/c.txt',
+          'keep.txt',
+          'link',
+          'n\\351.txt',
+          'newdir/sub/three.txt',
+          'olddir/one.txt',
+          'olddir/sub/two.txt',
+          'tool.sh'
+        ].sort()
+      )
+      expect(user.patch.toString('latin1')).toContain('rename to moved.txt')
+      expect(user.run.outputs['changed-files']).toBe(none.run.outputs['changed-files'])
     },
     300_000
   )

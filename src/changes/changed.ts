@@ -323,7 +323,8 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
 
     // end: the copy's versions of the same paths, hashed in the sandbox
     const e = sidePlan(paths, end, parseStage(await gitA(['ls-files', '-s', '-z'])))
-    const ignoredEnd = await ignoredOf(o.exec, envB, ignoreConfig, o.workdir, e.untracked)
+    // a nested repository in an ignored folder (a dependency cloned into node_modules) is not named either
+    const ignoredEnd = await ignoredOf(o.exec, envB, ignoreConfig, o.workdir, [...e.untracked, ...e.nested])
     const hashed = [...e.files, ...e.untracked.filter(p => !ignoredEnd.has(p))]
     let entries = new Map<string, { mode: string; sha: string }>()
     if (hashed.length) {
@@ -337,10 +338,12 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     ]
     if (lines.length) await gitA(['update-index', '--add', '--replace', '-z', '--index-info'], Buffer.from(lines.join(''), 'latin1'))
 
-    const heldBack: HeldBack[] = [...e.nested].map(p => ({
-      path: Buffer.from(p, 'latin1').toString('utf8'),
-      why: 'a nested git repository (its files are not handed back)'
-    }))
+    const heldBack: HeldBack[] = [...e.nested]
+      .filter(p => !ignoredEnd.has(p))
+      .map(p => ({
+        path: Buffer.from(p, 'latin1').toString('utf8'),
+        why: 'a nested git repository (its files are not handed back)'
+      }))
     const computed = await checkedRounds(gitA, against, heldBack, {
       baseSha: o.baseSha,
       containsSecret: o.containsSecret
