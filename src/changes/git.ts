@@ -114,7 +114,7 @@ function layout(objects: string[]): { dirs: string[]; files: Array<[string, stri
     dirs: ['home', 'git/objects/info', 'git/refs/heads', 'git/info'],
     files: [
       ['git/HEAD', 'ref: refs/heads/main\n'],
-      ['git/objects/info/alternates', `${objects.join('\n')}\n`],
+      ...(objects.length ? [['git/objects/info/alternates', `${objects.join('\n')}\n`] as [string, string]] : []),
       ['git/info/attributes', NEUTRAL_ATTRIBUTES]
     ]
   }

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { computePatch, type ComputedPatch, type Patch, type ScratchFs } from './patch'
+import { computeChangedPatch, type UpperEntry } from './changed'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
@@ -78,6 +79,11 @@ export interface HandBackOptions {
     path?: string
     /** the thread branch's carried patch (its bytes), applied to the copy after `start` (ComputedPatch.carried) */
     carried?: Buffer
+    /**
+     * The copy is an overlay on the workspace: what the agent wrote is its upper layer, listed here;
+     * only those paths are compared (changed.ts), the workspace's versions read by the action with `localExec`
+     */
+    upper?: { list: () => Promise<UpperEntry[]>; localExec: Exec }
   }
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
@@ -114,31 +120,51 @@ export function baseBranchOf(env: NodeJS.ProcessEnv, payload: unknown): string {
 export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   const warn = o.warn ?? o.log
   // the copy's state at start is a baseline of its own (user mode), also where the workspace has no commit
-  if (!o.base && !o.source.start?.tree) {
+  if (!o.base && !o.source.start?.tree && !o.source.upper) {
     o.log("Changes: the workspace is not a git checkout, so there is nothing to compare the agent's work with.")
     return { kind: 'no-repository' }
   }
   let computed
   try {
     const src = o.source
-    computed = await computePatch({
-      workdir: src.workdir,
-      baseSha: o.base?.sha ?? '',
-      baseObjects: src.start?.objects ?? o.base?.objects ?? '',
-      diffBase: src.start?.tree,
-      exec: src.exec,
-      containsSecret: o.containsSecret,
-      tmpDir: src.tmpDir ?? o.patchDir,
-      scratch: src.scratch,
-      path: src.path,
-      // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
-      carried: src.start?.tree ? src.carried : undefined
-    })
+    computed = src.upper
+      ? await computeChangedPatch({
+          workspace: o.workspace,
+          localExec: src.upper.localExec,
+          workdir: src.workdir,
+          exec: src.exec,
+          scratch: src.scratch,
+          tmpDir: src.tmpDir ?? o.patchDir,
+          localTmpDir: o.patchDir,
+          path: src.path,
+          baseSha: o.base?.sha ?? '',
+          baseObjects: o.base?.objects ?? '',
+          upper: await src.upper.list(),
+          carried: src.carried,
+          containsSecret: o.containsSecret
+        })
+      : await computePatch({
+          workdir: src.workdir,
+          baseSha: o.base?.sha ?? '',
+          baseObjects: src.start?.objects ?? o.base?.objects ?? '',
+          diffBase: src.start?.tree,
+          exec: src.exec,
+          containsSecret: o.containsSecret,
+          tmpDir: src.tmpDir ?? o.patchDir,
+          scratch: src.scratch,
+          path: src.path,
+          // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
+          carried: src.start?.tree ? src.carried : undefined
+        })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
     return { kind: 'failed', why: messageOf(e) }
   }
   const { patch, blobs } = computed
+  if ('compared' in computed)
+    o.log(
+      `Changes: compared ${computed.compared} path${computed.compared === 1 ? '' : 's'} the agent wrote; the rest of the workspace was not read.`
+    )
   if (o.source.inPlace) {
     for (const f of revertInPlace(computed.secrets, o.workspace))
       warn(`Changes: could not put back ${JSON.stringify(f.path)}, which was held back: ${f.why}`)
@@ -229,3 +255,4 @@ export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: stri
 
 export { localExec, type Exec } from './exec'
 export { execScratch, type ScratchFs } from './patch'
+export { parseUpper, type UpperEntry } from './changed'

@@ -244,7 +244,7 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
 }
 
 /** The start's tree with the thread branch's carried patch applied (in the scratch index, which then holds it). */
-async function carriedTree(git: ScratchGit, carried: Buffer): Promise<string> {
+export async function carriedTree(git: ScratchGit, carried: Buffer): Promise<string> {
   await git(['apply', '--cached', '--binary', '--whitespace=nowarn', '-'], carried)
   return (await git(['write-tree'])).toString('utf8').trim()
 }
@@ -261,7 +261,12 @@ async function changesOf(git: ScratchGit, args: string[], revs: string[]): Promi
  * workspace, which has the start's files: checked like the run's own, what
  * fails a check is held back.
  */
-async function carriedPart(git: ScratchGit, start: string, tree: string, containsSecret: (text: string) => boolean): Promise<CarriedPart> {
+export async function carriedPart(
+  git: ScratchGit,
+  start: string,
+  tree: string,
+  containsSecret: (text: string) => boolean
+): Promise<CarriedPart> {
   const args = ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
   const files = await changesOf(git, args, [start, tree])
   const blobs = await readBlobs(
@@ -280,7 +285,12 @@ async function carriedPart(git: ScratchGit, start: string, tree: string, contain
 }
 
 /** Checks, and the diff made again without what they held back, until nothing more is held back. */
-async function checkedRounds(git: ScratchGit, against: string, heldBack: HeldBack[], opts: PatchOptions): Promise<ComputedPatch> {
+export async function checkedRounds(
+  git: ScratchGit,
+  against: string,
+  heldBack: HeldBack[],
+  opts: Pick<PatchOptions, 'baseSha' | 'containsSecret'>
+): Promise<ComputedPatch> {
   const secretFiles: FileChange[] = []
   for (let round = 0; ; round++) {
     // the line counts (numstat) only once nothing is held back for a limit: they read every blob

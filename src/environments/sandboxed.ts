@@ -33,6 +33,10 @@ export interface Sandbox extends Environment {
   startTree?: string
   /** where that tree's objects are: stores the agent cannot write (GIT_ALTERNATE_OBJECT_DIRECTORIES) */
   startObjects?: string
+  /** the overlay's upper layer (user mode, an overlay copy): what the agent wrote, listed by `listUpper` */
+  upper?: string
+  /** the upper layer's entries, listed as root (src/sandbox/server-upper.ts); absent without one */
+  listUpper?(): Promise<ExecResult>
   /** the commands' environment */
   env: Record<string, string>
   /** one program as the sandbox user inside the containment, no shell */
@@ -41,7 +45,7 @@ export interface Sandbox extends Environment {
   network(): NetworkReport
 }
 
-export type SandboxedOptions = Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
+export type SandboxedOptions = Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'upper' | 'env'> & {
   server: ServerClient
   /** what the post step needs to put things right (when there is something) */
   state?: SavedState
@@ -62,6 +66,7 @@ export class SandboxedEnvironment implements Sandbox {
   readonly baseSha: string | undefined
   readonly startTree?: string
   readonly startObjects?: string
+  readonly upper?: string
   readonly env: Record<string, string>
   private readonly server: ServerClient
   private readonly proxy: ProxyProcess | undefined
@@ -78,6 +83,8 @@ export class SandboxedEnvironment implements Sandbox {
     this.server = o.server
     this.startTree = o.startTree
     this.startObjects = o.startObjects
+    this.upper = o.upper
+    if (o.upper) this.listUpper = () => this.server.listUpper()
     this.proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
     this.fixedNetwork = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
   }
@@ -104,6 +111,8 @@ export class SandboxedEnvironment implements Sandbox {
       input: x.input,
       env: x.env ?? { PATH: this.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: this.env.HOME ?? '/' }
     })
+
+  readonly listUpper?: () => Promise<ExecResult>
 
   readonly network = (): NetworkReport => (this.proxy ? this.proxy.report() : this.fixedNetwork)
 

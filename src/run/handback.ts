@@ -9,6 +9,8 @@ import {
   targetOf,
   baseBranchOf,
   execScratch,
+  parseUpper,
+  type UpperEntry,
   type ChangesReport,
   type HandBackOptions,
   type HandBackProgress
@@ -32,7 +34,7 @@ export function readStart(workspace: string, git: TrustedGit): Promise<Base | un
 
 /** Where the agent worked in a user sandbox's copy: git runs there as the sandbox user, against the copy's start. */
 export function copySource(
-  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env'>,
+  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env' | 'listUpper'>,
   git: TrustedGit
 ): HandBackOptions['source'] {
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
@@ -41,10 +43,18 @@ export function copySource(
     exec: withTrustedGit(sb.exec, git),
     inPlace: false,
     start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
+    upper: sb.listUpper ? { list: upperOf(sb.listUpper), localExec: withTrustedGit(localExec, git) } : undefined,
     scratch: execScratch(sb.exec, env),
     tmpDir: sb.env.TMPDIR ?? dirname(sb.workdir),
     path: env.PATH
   }
+}
+
+/** The upper layer's entries, or why they could not be listed (the hand-back then fails, and says so). */
+const upperOf = (list: NonNullable<Sandbox['listUpper']>) => async (): Promise<UpperEntry[]> => {
+  const r = await list()
+  if (r.code !== 0) throw new Error(`the copy's upper layer could not be listed: ${r.stderr.trim().split('\n')[0] || `exit ${r.code}`}`)
+  return parseUpper(r.stdout)
 }
 
 export interface HandBackContext {

@@ -215,6 +215,18 @@ export class ServerClient {
     return { code: r.code, stdout: Buffer.concat(out), stderr: r.stderr }
   }
 
+  /** The overlay's upper layer listed by the server as root (Request `upper`). */
+  async listUpper(): Promise<ExecResult> {
+    const out: Buffer[] = []
+    const r = await this.ask(
+      id => ({ op: 'upper', id }),
+      id => this.execOut.set(id, out)
+    )
+    if ('error' in r) return { code: null, stdout: Buffer.alloc(0), stderr: r.error }
+    if (!('stderr' in r)) return { code: null, stdout: Buffer.alloc(0), stderr: 'the command server answered something else' }
+    return { code: r.code, stdout: Buffer.concat(out), stderr: r.stderr }
+  }
+
   async stop(): Promise<{ ok: boolean; detail?: string }> {
     const r = await this.ask(id => ({ op: 'stop', id }))
     if ('error' in r) return { ok: false, detail: r.error }

@@ -162,7 +162,8 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     'unshare',
     'mknod',
     'umount',
-    'ip'
+    'ip',
+    'find'
   ]) {
     const p = find(name)
     if (p) bins[name] = p
@@ -310,6 +311,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
         baseSha: git?.baseSha,
         startTree: ready.startTree,
         startObjects: ready.startObjects,
+        upper: ready.upper,
         env
       },
       ...{ server, state: { ...state, ns: ready.ns }, save, namespaced: true, priv: host.priv, proxy }

@@ -46,6 +46,12 @@ export type Request =
   | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string }
   /** kill every process of the run and verify it */
   | { op: 'stop'; id: number }
+  /**
+   * root-only: the overlay's upper layer (SetUpInfo.upper) listed, as exec output (execOut frames, then an
+   * ExecDone): one `<fresh> <type> <path>` record per entry, NUL-terminated; `fresh` 1 when the entry is not
+   * as set-up left it, `type` find's %y, `path` relative ('' is the layer's root); every `.git` left out
+   */
+  | { op: 'upper'; id: number }
 
 /** What set-up made (user mode), in the `ready` message. */
 export interface SetUpInfo {
@@ -54,6 +60,8 @@ export interface SetUpInfo {
   tmp?: string
   startTree?: string
   startObjects?: string
+  /** the overlay's upper layer (what the agent wrote), as the server's root sees it: listed by the `upper` request */
+  upper?: string
   uid?: number
   gid?: number
   copyProblem?: string

@@ -8,6 +8,7 @@ import { firstLine, must, quietEnv, run } from './server-exec'
 import { runMemory } from './server-memory'
 import { cleanConfig } from './server-gitconfig'
 import { GIT_MALLOC_ENV } from './git-add'
+import { snapshotUpper } from './server-upper'
 
 export interface CopyInfo {
   workdir: string
@@ -19,6 +20,9 @@ export interface CopyInfo {
   /** how the copy was made: `overlay` (nothing copied; what the agent changes is written beside the workspace) or `copy` */
   kind: 'overlay' | 'copy'
   copyProblem?: string
+  /** the overlay's upper layer (what the agent writes), with how set-up left it (server-upper.ts) */
+  upper?: string
+  upperSnapshot?: Set<string>
 }
 
 /** The sandbox user, created (when missing, unless it must be new); refused when it could reach root. */
@@ -107,7 +111,10 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
   if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
   fs.chmodSync(runDir, 0o711)
-  return { workdir, home, tmp, startTree, startObjects, kind, copyProblem }
+  // the hand-back compares only what the agent wrote: the upper layer's entries that set-up did not leave so
+  const upper = kind === 'overlay' && b.find ? pathM.join(runDir, 'layers', 'upper') : undefined
+  const upperSnapshot = upper ? await snapshotUpper(b.find, upper).catch(() => undefined) : undefined
+  return { workdir, home, tmp, startTree, startObjects, kind, copyProblem, ...(upperSnapshot ? { upper, upperSnapshot } : {}) }
 }
 
 /**

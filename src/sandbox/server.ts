@@ -31,6 +31,7 @@ import {
 import { killTree, living, pids, signal, withEnvEntry } from './proc'
 import { quietEnv, run } from './server-exec'
 import { buildCopy, ensureUser, netBridge, readOnlyView } from './server-setup'
+import { listUpper } from './server-upper'
 import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './server-memory'
 
 type Ids = { uid: number; gid: number }
@@ -112,6 +113,8 @@ class CommandServer {
   private account: Ids | undefined
   private workdir = ''
   private cgroup: AgentCgroup = {}
+  /** the upper layer and how set-up left it (server-upper.ts) */
+  private upper: { path: string; snapshot: Set<string> } | undefined
   private ready: Promise<void> | undefined
   private readonly children = new Map<number, ChildProcess>()
 
@@ -147,8 +150,9 @@ class CommandServer {
   private async setUpUser(cfg: ServerConfig): Promise<SetUpInfo> {
     const account = await ensureUser(cfg)
     this.account = account
-    const { cgroup, ...info } = await setUpUser(cfg, account)
+    const { cgroup, upperSnapshot, ...info } = await setUpUser(cfg, account)
     this.cgroup = cgroup
+    if (info.upper && upperSnapshot) this.upper = { path: info.upper, snapshot: upperSnapshot }
     return { ...info, uid: account.uid, gid: account.gid }
   }
 
@@ -163,6 +167,7 @@ class CommandServer {
       c?.stdout?.destroy()
     } else if (req.op === 'exec') await this.exec(req)
     else if (req.op === 'stop') this.out.send(req.id, await this.stopAll())
+    else if (req.op === 'upper') await this.listUpper(req.id)
   }
 
   private ids(): Ids | undefined {
@@ -247,6 +252,15 @@ class CommandServer {
     this.out.send(req.id, { code: r.code, stderr: r.stderr })
   }
 
+  /** The upper layer, listed as root (see Request `upper`). */
+  private async listUpper(id: number): Promise<void> {
+    const find = (this.cfg as ServerConfig).bins.find
+    if (!this.upper || !find) return this.out.send(id, { error: 'there is no upper layer' })
+    const r = await listUpper(find, this.upper.path, this.upper.snapshot)
+    if (r.stdout.length) this.out.data(FRAME.execOut, id, r.stdout)
+    this.out.send(id, { code: r.code, stderr: r.stderr })
+  }
+
   /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
   async stopAll(): Promise<{ ok: boolean; detail?: string }> {
     for (const c of this.children.values()) if (c.pid) killTree(c.pid)
@@ -294,7 +308,7 @@ function setUpNone(cfg: ServerConfig): SetUpInfo {
 }
 
 /** user mode: the copy, the network's bridge, the run's memory, the read-only view, the process limit. */
-async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup }> {
+async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup; upperSnapshot?: Set<string> }> {
   const copy = await buildCopy(cfg, account)
   let viewProblems: string[] = []
   const net = cfg.net ? await netBridge(cfg) : {}
