@@ -4,11 +4,12 @@ import * as core from '../actions-core'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { computePatch, type ComputedPatch, type Patch, type ScratchFs } from './patch'
+import { computePatch, type ComputedPatch, type HeldBack, type Patch, type ScratchFs } from './patch'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
 import { SAFE_GIT_CONFIG, safeGitEnv } from './git'
+import { jobPathDirs, treeChecks } from './tree-checks'
 
 import type { ChangesMode } from './modes'
 export { CHANGES_MODES, type ChangesMode } from './modes'
@@ -20,9 +21,9 @@ export interface Base {
 }
 
 export type ChangesReport =
-  | { kind: 'no-repository' } // the workspace is no git checkout: nothing to compare with
+  | { kind: 'no-repository'; withheld?: HeldBack[] } // the workspace is no git checkout: nothing to compare with
   /** `inPlace`: the agent worked in the workspace, where its changes are, unchecked */
-  | { kind: 'failed'; why: string; inPlace?: boolean }
+  | { kind: 'failed'; why: string; inPlace?: boolean; withheld?: HeldBack[] }
   | {
       kind: 'computed'
       mode: ChangesMode
@@ -34,6 +35,8 @@ export type ChangesReport =
       notCommitted?: string
       /** why the checked patch was not applied to the workspace although the mode asked for it */
       notApplied?: string
+      /** workspace files left out of the agent's copy because they hold a secret (named, never shown) */
+      withheld?: HeldBack[]
     }
 
 /**
@@ -78,7 +81,11 @@ export interface HandBackOptions {
     path?: string
     /** the thread branch's carried patch (its bytes), applied to the copy after `start` (ComputedPatch.carried) */
     carried?: Buffer
+    /** workspace files the agent was never given (they hold a secret): nothing comes back in their place */
+    withheld?: HeldBack[]
   }
+  /** the folders on the job's PATH for later steps (default: jobPathDirs of this process's environment) */
+  pathDirs?: string[]
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
   patchDir: string
@@ -132,7 +139,12 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
       scratch: src.scratch,
       path: src.path,
       // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
-      carried: src.start?.tree ? src.carried : undefined
+      carried: src.start?.tree ? src.carried : undefined,
+      treeChecks: treeChecks({
+        workspace: o.workspace,
+        pathDirs: o.pathDirs ?? jobPathDirs(process.env, o.workspace),
+        withheld: new Set((src.withheld ?? []).map(f => f.path))
+      })
     })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)

@@ -32,7 +32,7 @@ export function readStart(workspace: string, git: TrustedGit): Promise<Base | un
 
 /** Where the agent worked in a user sandbox's copy: git runs there as the sandbox user, against the copy's start. */
 export function copySource(
-  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env'>,
+  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env' | 'withheld'>,
   git: TrustedGit
 ): HandBackOptions['source'] {
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
@@ -43,7 +43,8 @@ export function copySource(
     start: sb.startTree && sb.startObjects ? { tree: sb.startTree, objects: sb.startObjects } : undefined,
     scratch: execScratch(sb.exec, env),
     tmpDir: sb.env.TMPDIR ?? dirname(sb.workdir),
-    path: env.PATH
+    path: env.PATH,
+    withheld: sb.withheld
   }
 }
 
@@ -114,11 +115,13 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
   }).catch((e: unknown): ChangesReport => ({ kind: 'failed', why: messageOf(e) }))
   const late = Symbol('late')
   const done = await within(work, budget, late)
-  if (done !== late) return done
+  // the files the agent never got are named in the report whatever became of its work
+  const withheld = c.source.withheld?.length ? { withheld: c.source.withheld } : {}
+  if (done !== late) return { ...done, ...withheld }
   const stopped = `the hand-back ran out of its ${Math.round(budget / 1000)} s`
   progress.stopped = stopped
   out.warn(`Changes: ${stopped}; the report says how far it got.`)
-  return stoppedReport(progress, stopped, c.source.inPlace)
+  return { ...stoppedReport(progress, stopped, c.source.inPlace), ...withheld }
 }
 
 /**
