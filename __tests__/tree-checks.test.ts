@@ -139,3 +139,20 @@ describe('files the agent never got', () => {
     expect(held[0][1]).toMatch(/not given to the agent/)
   })
 })
+
+describe("the workspace's own links, through the patch's", () => {
+  it('a link already there that stays inside alone (`e -> d/x/../src`) but leaves through a new `d/x -> ..` holds that new link back', () => {
+    const w = mkdtempSync(join(tmpdir(), 'tree-checks-own-'))
+    try {
+      mkdirSync(join(w, 'd'))
+      mkdirSync(join(w, 'src'))
+      symlinkSync('d/x/../src', join(w, 'e')) // dangling now: d/x is missing, lexically d/src
+      const held = treeChecks({ workspace: w, pathDirs: [] })([added('d/x', { link: '..' })], blobs)
+      expect(held.map(h => [h.file.path, h.why])).toEqual([
+        ['d/x', expect.stringMatching(/the workspace's link "e" would resolve outside/)]
+      ])
+    } finally {
+      rmSync(w, { recursive: true, force: true })
+    }
+  })
+})

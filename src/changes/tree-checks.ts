@@ -97,6 +97,17 @@ export class FinalTree {
     return st.isDirectory() ? 'dir' : 'file'
   }
 
+  /** Whether `rel` is a symlink the patch brings. */
+  isPatchLink(rel: string): boolean {
+    const own = this.#entries.get(rel)
+    return typeof own === 'object'
+  }
+
+  /** Whether the patch names `rel` (changed, added or deleted). */
+  inPatch(rel: string): boolean {
+    return this.#entries.has(rel)
+  }
+
   /** Whether the workspace's own files have `rel` (whatever the patch does). */
   inWorkspace(rel: string): boolean {
     return lstatSync(path.join(this.root, rel), { throwIfNoEntry: false }) !== undefined
@@ -130,7 +141,7 @@ export class FinalTree {
    * would: each component looked up, a link's target followed relative to its
    * folder (`..` after following). A missing component counts as a folder.
    */
-  resolve(from: string, target: string): { inside: true; real: string } | { inside: false; why: string } {
+  resolve(from: string, target: string, trace?: Set<string>): { inside: true; real: string } | { inside: false; why: string } {
     const stack = from ? from.split('/') : []
     let queue = target.split('/')
     if (target.startsWith('/')) return { inside: false, why: 'an absolute path' }
@@ -143,8 +154,10 @@ export class FinalTree {
         stack.pop()
         continue
       }
-      const node = this.lookup([...stack, c].join('/'))
+      const at = [...stack, c].join('/')
+      const node = this.lookup(at)
       if (typeof node === 'object') {
+        if (this.isPatchLink(at)) trace?.add(at)
         if (++links > MAX_LINKS) return { inside: false, why: 'a loop (too many levels of links)' }
         if (node.link.startsWith('/')) return { inside: false, why: 'an absolute path' }
         queue = [...node.link.split('/'), ...queue]
@@ -167,8 +180,57 @@ export function treeChecks(o: TreeCheckOptions): (files: FileChange[], blobs: Ma
       const why = judge(file, tree, o, pathDirs, onPath)
       if (why) held.push({ file, why })
     }
+    // the workspace's own links resolve through the patch's: one that now leaves holds back the links it went through
+    if (files.some(f => f.newMode === '120000' && f.status !== 'deleted')) {
+      const culprits = escapesThrough(tree)
+      for (const file of files) {
+        const via = culprits.get(file.path)
+        if (via && !held.some(h => h.file === file))
+          held.push({ file, why: `through this symlink, the workspace's link ${JSON.stringify(via)} would resolve outside the repository` })
+      }
+    }
     return held
   }
+}
+
+/**
+ * The patch's links that a link the workspace has already (tracked, untracked
+ * or ignored; not one the patch changes) goes through on its way out of the
+ * repository, with that link. The workspace is walked for links only when the
+ * patch brings one.
+ */
+function escapesThrough(tree: FinalTree): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const link of workspaceLinks(tree.root)) {
+    if (tree.inPatch(link)) continue
+    const node = tree.lookup(link)
+    if (typeof node !== 'object') continue
+    const trace = new Set<string>()
+    const r = tree.resolve(parentOf(link), node.link, trace)
+    if (!r.inside) for (const via of trace) if (!out.has(via)) out.set(via, link)
+  }
+  return out
+}
+
+/** The workspace's symlinks (relative), folders walked without following links, `.git` left out. */
+function workspaceLinks(root: string): string[] {
+  const out: string[] = []
+  const stack = ['']
+  while (stack.length) {
+    const dir = stack.pop() as string
+    let entries
+    try {
+      entries = readdirSync(path.join(root, dir), { withFileTypes: true })
+    } catch {
+      continue
+    }
+    for (const e of entries) {
+      const rel = dir ? `${dir}/${e.name}` : e.name
+      if (e.isSymbolicLink()) out.push(rel)
+      else if (e.isDirectory() && e.name !== '.git') stack.push(rel)
+    }
+  }
+  return out
 }
 
 function judge(file: FileChange, tree: FinalTree, o: TreeCheckOptions, pathDirs: string[], onPath: Set<string>): string | undefined {
