@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { candidates, secretFiles } from '../src/sandbox/secret-files'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 import { commitAll, gitEnv } from './helpers/git'
@@ -33,7 +34,10 @@ beforeAll(() => {
   for (let i = 0; i < 50; i++) writeFileSync(join(ws, `node_modules/pkg/dist/f${i}.js`), `module.exports = ${i}\n`)
   writeFileSync(join(ws, 'node_modules/pkg/dist/enc.js'), `x="${Buffer.from(`user:${TOKEN}`).toString('base64')}"\n`)
   writeFileSync(join(ws, 'build.log'), 'nothing here\n')
-  symlinkSync('/proc/self/environ', join(ws, 'env-link'))
+  // never followed or read: a link to a file holding the token outside, a FIFO (reading it would never end)
+  writeFileSync(join(tmp, 'outside.txt'), `${TOKEN}\n`)
+  symlinkSync(join(tmp, 'outside.txt'), join(ws, 'outside-link'))
+  execFileSync('mkfifo', [join(ws, 'pipe')])
   mkdirSync(join(ws, 'nested'))
   writeFileSync(join(ws, 'nested/README.md'), 'nested\n')
   commitAll(join(ws, 'nested'), gitEnv())
@@ -52,7 +56,7 @@ describe('secretFiles: the workspace files the agent never gets', () => {
     expect(found.map(f => f.path)).toEqual(['changed.txt', 'gha-creds-0123abcd.json', 'nested/.env', 'node_modules/pkg/dist/enc.js'])
     for (const f of found) expect(f.why).toMatch(/holds a secret value/)
     // nothing of the secrets is left behind: the patterns file went with its folder
-    expect(readdirSync(tmp)).toEqual([])
+    expect(readdirSync(tmp)).toEqual(['outside.txt'])
   })
 
   it('reads only untracked, ignored and modified files: unmodified tracked files are not on the list it scans', async () => {
@@ -108,6 +112,23 @@ describe('the report names the files the agent never got (never their content)',
       const text = renderChanges(r, 65536)
       expect(text).toMatch(/^### Changes/)
       expect(text).toMatch(/Not given to the agent[^]*gha-creds-1\.json/)
+    }
+  })
+})
+
+describe('a name that is not UTF-8 (no list of names can carry it to the server)', () => {
+  it('is read all the same: holding a secret, it stops the set-up; without one, nothing is withheld', async () => {
+    const w = mkdtempSync(join(tmpdir(), 'secret-files-raw-'))
+    try {
+      writeFileSync(join(w, 'README.md'), 'x\n')
+      commitAll(w, gitEnv())
+      const name = Buffer.concat([Buffer.from(`${w}/creds-`), Buffer.from([0xff, 0xfe]), Buffer.from('.json')])
+      writeFileSync(name, 'nothing\n')
+      expect(await secretFiles(w, [TOKEN])).toEqual([])
+      writeFileSync(name, `Bearer ${TOKEN}\n`)
+      await expect(secretFiles(w, [TOKEN])).rejects.toThrow(/not UTF-8\) holds a secret/)
+    } finally {
+      rmSync(w, { recursive: true, force: true })
     }
   })
 })

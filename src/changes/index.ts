@@ -140,11 +140,7 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
       path: src.path,
       // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
       carried: src.start?.tree ? src.carried : undefined,
-      treeChecks: treeChecks({
-        workspace: o.workspace,
-        pathDirs: o.pathDirs ?? jobPathDirs(process.env, o.workspace),
-        withheld: new Set((src.withheld ?? []).map(f => f.path))
-      })
+      treeChecks: checksOfTree(o)
     })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
@@ -178,6 +174,12 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     warn('Changes: not committed: the workspace had no commit checked out to commit onto.')
   else if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
   return report
+}
+
+/** The checks against the tree the patch lands in: the workspace, the job's PATH, the files the agent never got. */
+function checksOfTree(o: HandBackOptions) {
+  const withheld = new Set((o.source.withheld ?? []).map(f => f.path))
+  return treeChecks({ workspace: o.workspace, pathDirs: o.pathDirs ?? jobPathDirs(process.env, o.workspace), withheld })
 }
 
 /** The carried patch first (the workspace has the start's files), then the run's own changes on top of it. */
