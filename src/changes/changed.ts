@@ -21,7 +21,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { localScratch, newScratchRepository, PatchError, safeGit, type ScratchFs } from './git'
-import { carriedPart, carriedTree, checkedRounds, type ComputedPatch, type HeldBack } from './patch'
+import { carriedPart, carriedTree, checkedRounds, type ComputedPatch, type HeldBack, type PatchOptions } from './patch'
 
 /** One entry of the upper layer: find's %y type, its path (relative, bytes), and whether the agent wrote it. */
 export interface UpperEntry {
@@ -49,6 +49,8 @@ export interface ChangedOptions {
   upper: UpperEntry[]
   carried?: Buffer
   containsSecret: (text: string) => boolean
+  /** the checks against the final tree (tree-checks.ts) */
+  treeChecks?: PatchOptions['treeChecks']
 }
 
 /** The upper layer's listing (`<fresh> <type> <path>\0` records, src/sandbox/server-upper.ts). */
@@ -346,9 +348,10 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
       }))
     const computed = await checkedRounds(gitA, against, heldBack, {
       baseSha: o.baseSha,
-      containsSecret: o.containsSecret
+      containsSecret: o.containsSecret,
+      treeChecks: o.treeChecks
     })
-    if (o.carried) computed.carried = await carriedPart(gitA, startTree, against, o.containsSecret)
+    if (o.carried) computed.carried = await carriedPart(gitA, startTree, against, o.containsSecret, o.treeChecks)
     return { ...computed, compared: paths.size }
   } finally {
     await localScratch.rm(a.root).catch(() => undefined)

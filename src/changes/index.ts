@@ -4,12 +4,13 @@ import * as core from '../actions-core'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { computePatch, type ComputedPatch, type Patch, type ScratchFs } from './patch'
+import { computePatch, type ComputedPatch, type HeldBack, type Patch, type ScratchFs } from './patch'
 import { computeChangedPatch, type UpperEntry } from './changed'
 import { applyPatch, revertInPlace, type Applied } from './apply'
 import { commitPatch, type CommitOptions, type Handback } from './commit'
 import { messageOf } from '../util'
 import { SAFE_GIT_CONFIG, safeGitEnv } from './git'
+import { jobPathDirs, treeChecks } from './tree-checks'
 
 import type { ChangesMode } from './modes'
 export { CHANGES_MODES, type ChangesMode } from './modes'
@@ -21,9 +22,9 @@ export interface Base {
 }
 
 export type ChangesReport =
-  | { kind: 'no-repository' } // the workspace is no git checkout: nothing to compare with
+  | { kind: 'no-repository'; withheld?: HeldBack[] } // the workspace is no git checkout: nothing to compare with
   /** `inPlace`: the agent worked in the workspace, where its changes are, unchecked */
-  | { kind: 'failed'; why: string; inPlace?: boolean }
+  | { kind: 'failed'; why: string; inPlace?: boolean; withheld?: HeldBack[] }
   | {
       kind: 'computed'
       mode: ChangesMode
@@ -35,6 +36,8 @@ export type ChangesReport =
       notCommitted?: string
       /** why the checked patch was not applied to the workspace although the mode asked for it */
       notApplied?: string
+      /** workspace files left out of the agent's copy because they hold a secret (named, never shown) */
+      withheld?: HeldBack[]
     }
 
 /**
@@ -84,7 +87,11 @@ export interface HandBackOptions {
      * only those paths are compared (changed.ts), the workspace's versions read by the action with `localExec`
      */
     upper?: { list: () => Promise<UpperEntry[]>; localExec: Exec }
+    /** workspace files the agent was never given (they hold a secret): nothing comes back in their place */
+    withheld?: HeldBack[]
   }
+  /** the folders on the job's PATH for later steps (default: jobPathDirs of this process's environment) */
+  pathDirs?: string[]
   containsSecret: (text: string) => boolean
   /** folder for the patch file (RUNNER_TEMP) */
   patchDir: string
@@ -141,7 +148,8 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
           baseObjects: o.base?.objects ?? '',
           upper: await src.upper.list(),
           carried: src.carried,
-          containsSecret: o.containsSecret
+          containsSecret: o.containsSecret,
+          treeChecks: checksOfTree(o)
         })
       : await computePatch({
           workdir: src.workdir,
@@ -154,7 +162,8 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
           scratch: src.scratch,
           path: src.path,
           // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
-          carried: src.start?.tree ? src.carried : undefined
+          carried: src.start?.tree ? src.carried : undefined,
+          treeChecks: checksOfTree(o)
         })
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
@@ -192,6 +201,12 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
     warn('Changes: not committed: the workspace had no commit checked out to commit onto.')
   else if (o.mode === 'branch' || o.mode === 'pull-request') Object.assign(report, await commitChanges(o, o.mode, patch, blobs, warn))
   return report
+}
+
+/** The checks against the tree the patch lands in: the workspace, the job's PATH, the files the agent never got. */
+function checksOfTree(o: HandBackOptions) {
+  const withheld = new Set((o.source.withheld ?? []).map(f => f.path))
+  return treeChecks({ workspace: o.workspace, pathDirs: o.pathDirs ?? jobPathDirs(process.env, o.workspace), withheld })
 }
 
 /** The carried patch first (the workspace has the start's files), then the run's own changes on top of it. */

@@ -17,7 +17,7 @@
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Exec } from './exec'
-import { checkLimits, checkSecrets, checkShapes } from './checks'
+import { checkLimits, checkSecrets, checkShapes, type Hold } from './checks'
 import { localScratch, newScratchRepository, PatchError, safeGit, type ScratchFs } from './git'
 import type { FileChange, FileStatus } from './files'
 
@@ -80,6 +80,8 @@ export interface PatchOptions {
   scratch?: ScratchFs
   /** PATH to find git with */
   path?: string
+  /** checks against the tree the patch lands in (tree-checks.ts), after the shapes' */
+  treeChecks?: (files: FileChange[], blobs: Map<string, Buffer>) => Hold[]
 }
 
 const ZERO_SHA = '0'.repeat(40)
@@ -236,7 +238,7 @@ export async function computePatch(opts: PatchOptions): Promise<ComputedPatch> {
       why: 'a nested git repository (its files are not handed back)'
     }))
     const computed = await checkedRounds(git, against, heldBack, opts)
-    if (opts.carried) computed.carried = await carriedPart(git, start, against, opts.containsSecret)
+    if (opts.carried) computed.carried = await carriedPart(git, start, against, opts.containsSecret, opts.treeChecks)
     return computed
   } finally {
     await fs.rm(root).catch(() => undefined)
@@ -265,7 +267,8 @@ export async function carriedPart(
   git: ScratchGit,
   start: string,
   tree: string,
-  containsSecret: (text: string) => boolean
+  containsSecret: (text: string) => boolean,
+  treeChecks: PatchOptions['treeChecks']
 ): Promise<CarriedPart> {
   const args = ['diff-tree', '-r', '-M', '--no-ext-diff', '--no-textconv', '--no-color']
   const files = await changesOf(git, args, [start, tree])
@@ -275,7 +278,11 @@ export async function carriedPart(
   )
   const diff = (await git([...args, '--binary', '--full-index', '-p', start, tree])).toString('utf8')
   const sizes = new Map([...blobs].map(([sha, b]) => [sha, b.length]))
-  const holds = [...checkLimits(files, sizes), ...checkShapes(files, blobs), ...checkSecrets(files, splitDiff(diff), blobs, containsSecret)]
+  const holds = [
+    ...checkLimits(files, sizes),
+    ...shapesAndTree(files, blobs, treeChecks),
+    ...checkSecrets(files, splitDiff(diff), blobs, containsSecret)
+  ]
   const held = new Set(holds.map(h => h.file))
   return {
     files: files.filter(f => !held.has(f)),
@@ -284,12 +291,19 @@ export async function carriedPart(
   }
 }
 
+/** The shapes' checks, then the tree's (one reason a file: the first found). */
+function shapesAndTree(files: FileChange[], blobs: Map<string, Buffer>, treeChecks: PatchOptions['treeChecks']): Hold[] {
+  const shapes = checkShapes(files, blobs)
+  const tree = treeChecks?.(files, blobs) ?? []
+  return [...shapes, ...tree.filter(h => !shapes.some(x => x.file === h.file))]
+}
+
 /** Checks, and the diff made again without what they held back, until nothing more is held back. */
 export async function checkedRounds(
   git: ScratchGit,
   against: string,
   heldBack: HeldBack[],
-  opts: Pick<PatchOptions, 'baseSha' | 'containsSecret'>
+  opts: Pick<PatchOptions, 'baseSha' | 'containsSecret' | 'treeChecks'>
 ): Promise<ComputedPatch> {
   const secretFiles: FileChange[] = []
   for (let round = 0; ; round++) {
@@ -314,7 +328,7 @@ export async function checkedRounds(
       )
       diffBytes = await git([...DIFF_ARGS, '--binary', '--full-index', against])
       diff = diffBytes.toString('utf8')
-      const shapes = checkShapes(files, blobs)
+      const shapes = shapesAndTree(files, blobs, opts.treeChecks)
       holds = [
         ...shapes,
         ...checkSecrets(files, splitDiff(diff), blobs, opts.containsSecret).filter(h => !shapes.some(x => x.file === h.file))

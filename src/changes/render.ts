@@ -117,13 +117,26 @@ export function renderChanges(r: ChangesReport | undefined, maxChars: number): s
   return text.length <= maxChars ? text : render(r, maxChars, false).slice(0, Math.max(0, maxChars))
 }
 
+/** The workspace files left out of the agent's copy (SPEC "Not given"): named, never shown. */
+function notGiven(r: ChangesReport, maxChars: number): string {
+  if (!r.withheld?.length) return ''
+  const names = takeLines(
+    r.withheld.map(f => showPath(f.path)),
+    Math.max(400, Math.floor(maxChars / 4)),
+    'file'
+  )
+  return `🔒 **Not given to the agent** (each holds a secret value the action knows; left out of its copy, never handed back or committed):\n\n${fenced(names.join('\n'), 'text')}`
+}
+
 function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolean): string {
-  if (!r || r.kind === 'no-repository') return ''
+  if (!r) return ''
+  const withheld = notGiven(r, maxChars)
+  if (r.kind === 'no-repository') return withheld ? `### Changes\n\n${withheld}` : ''
   if (r.kind === 'failed') {
     const where = r.inPlace
       ? 'The agent worked in the workspace itself: its changes are there, unchecked.'
       : 'Nothing of them was applied to the workspace or committed.'
-    return `### Changes\n\n⚠️ **The agent's changes were not handed back**: ${neutraliseMentions(r.why)}. ${where}`
+    return `### Changes\n\n⚠️ **The agent's changes were not handed back**: ${neutraliseMentions(r.why)}. ${where}${withheld ? `\n\n${withheld}` : ''}`
   }
   const { patch } = r
   const files = patch.files
@@ -138,6 +151,7 @@ function render(r: ChangesReport | undefined, maxChars: number, withDiff: boolea
         : 'No changes: the agent left the files as they were.'
   )
   if (files.length) parts.push('', ...outcomeLines(r).flatMap(l => [l, '']))
+  if (withheld) parts.push(files.length ? withheld : `\n${withheld}`, '')
   let used = parts.join('\n').length
   if (patch.heldBack.length) {
     const held = takeLines(

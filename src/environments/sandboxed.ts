@@ -39,13 +39,18 @@ export interface Sandbox extends Environment {
   listUpper?(): Promise<ExecResult>
   /** the commands' environment */
   env: Record<string, string>
+  /** workspace files left out of the copy because they hold a secret the action knows (user mode), with why */
+  withheld?: { path: string; why: string }[]
   /** one program as the sandbox user inside the containment, no shell */
   exec(file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }): Promise<ExecResult>
   /** what the report says about the network (counts so far) */
   network(): NetworkReport
 }
 
-export type SandboxedOptions = Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'upper' | 'env'> & {
+export type SandboxedOptions = Pick<
+  Sandbox,
+  'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'upper' | 'env' | 'withheld'
+> & {
   server: ServerClient
   /** what the post step needs to put things right (when there is something) */
   state?: SavedState
@@ -68,6 +73,7 @@ export class SandboxedEnvironment implements Sandbox {
   readonly startObjects?: string
   readonly upper?: string
   readonly env: Record<string, string>
+  readonly withheld?: { path: string; why: string }[]
   private readonly server: ServerClient
   private readonly proxy: ProxyProcess | undefined
   private readonly fixedNetwork: NetworkReport
@@ -85,6 +91,7 @@ export class SandboxedEnvironment implements Sandbox {
     this.startObjects = o.startObjects
     this.upper = o.upper
     if (o.upper) this.listUpper = () => this.server.listUpper()
+    this.withheld = o.withheld
     this.proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
     this.fixedNetwork = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
   }

@@ -147,6 +147,25 @@ function formsOf(secret: string): Form[] {
   return forms
 }
 
+/**
+ * The forms of a secret that a fixed-string search (grep -F) can look for, the
+ * cheap subset of what redact() finds: the value as is, JSON-escaped and
+ * percent-encoded (when they differ), the base64 and base64url cores at each
+ * byte alignment, and the base64 of `x-access-token:S`. Single-line forms only
+ * (a multi-line value is known by its lines too).
+ */
+export function fixedForms(secret: string): string[] {
+  const value = secret.trim()
+  if (value.length < MIN_SECRET_LENGTH) return []
+  const out = new Set<string>([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)])
+  out.add(Buffer.from(X_ACCESS_TOKEN + value, 'utf8').toString('base64'))
+  for (const core of base64Cores(value)) {
+    out.add(core)
+    out.add(toBase64Url(core))
+  }
+  return [...out].filter(f => f.length >= MIN_SECRET_LENGTH && !/[\r\n]/.test(f))
+}
+
 /** Replace JWT-looking runs (`eyJ….eyJ….…`, each part 10+ chars) inside dotted words. */
 function redactJwts(text: string): string {
   if (!text.includes('eyJ')) return text
@@ -246,6 +265,15 @@ export class Redactor {
   /** Number of distinct secret values known. */
   get size(): number {
     return this.#secrets.size
+  }
+
+  /**
+   * The secret values known (as added, trimmed; a multi-line value also by its
+   * lines), for the search of files that hold one (sandbox/secret-files.ts).
+   * Never printed: whoever takes them keeps them out of every output.
+   */
+  values(): string[] {
+    return [...this.#secrets]
   }
 
   /**
@@ -444,6 +472,22 @@ export function secretsFromEnv(env: Record<string, string | undefined>): string[
     if (typeof value !== 'string') continue
     if (isSecretName(name)) add(value)
     for (const c of credentialsIn(value)) add(c)
+    for (const c of urlTokenParts(value)) add(c)
   }
   return out
+}
+
+/**
+ * The token parts of a URL (query values named like a secret, or `sig`):
+ * the runner's service URLs (ACTIONS_ID_TOKEN_REQUEST_URL, a signed results
+ * URL) may carry one beside the token variable itself.
+ */
+export function urlTokenParts(value: string): string[] {
+  if (!/^https?:\/\/[^\s]*\?/i.test(value.trim())) return []
+  try {
+    const url = new URL(value.trim())
+    return [...url.searchParams].filter(([k]) => isSecretName(k) || /^(sig|signature)$/i.test(k)).map(([, v]) => v)
+  } catch {
+    return []
+  }
 }

@@ -34,7 +34,7 @@ export function readStart(workspace: string, git: TrustedGit): Promise<Base | un
 
 /** Where the agent worked in a user sandbox's copy: git runs there as the sandbox user, against the copy's start. */
 export function copySource(
-  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env' | 'listUpper'>,
+  sb: Pick<Sandbox, 'exec' | 'workdir' | 'startTree' | 'startObjects' | 'env' | 'listUpper' | 'withheld'>,
   git: TrustedGit
 ): HandBackOptions['source'] {
   const env = { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', HOME: '/nonexistent' }
@@ -46,7 +46,8 @@ export function copySource(
     upper: sb.listUpper ? { list: upperOf(sb.listUpper), localExec: withTrustedGit(localExec, git) } : undefined,
     scratch: execScratch(sb.exec, env),
     tmpDir: sb.env.TMPDIR ?? dirname(sb.workdir),
-    path: env.PATH
+    path: env.PATH,
+    withheld: sb.withheld
   }
 }
 
@@ -124,11 +125,13 @@ export async function handBackChanges(c: HandBackContext): Promise<ChangesReport
   }).catch((e: unknown): ChangesReport => ({ kind: 'failed', why: messageOf(e) }))
   const late = Symbol('late')
   const done = await within(work, budget, late)
-  if (done !== late) return done
+  // the files the agent never got are named in the report whatever became of its work
+  const withheld = c.source.withheld?.length ? { withheld: c.source.withheld } : {}
+  if (done !== late) return { ...done, ...withheld }
   const stopped = `the hand-back ran out of its ${Math.round(budget / 1000)} s`
   progress.stopped = stopped
   out.warn(`Changes: ${stopped}; the report says how far it got.`)
-  return stoppedReport(progress, stopped, c.source.inPlace)
+  return { ...stoppedReport(progress, stopped, c.source.inPlace), ...withheld }
 }
 
 /**

@@ -49,6 +49,7 @@ import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
 import { memoryBytes, planCgroup } from './memory'
+import { secretFiles, type SecretFile } from './secret-files'
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode, Sandbox }
@@ -248,7 +249,7 @@ function inside(root: string, files: string[]): string[] {
 /** What the command server is told to build in user mode. */
 function userServerConfig(
   host: Host,
-  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[]; cgroup?: string }
+  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[]; cgroup?: string; withhold: SecretFile[] }
 ): ServerConfig {
   const { opts } = host
   return {
@@ -269,7 +270,8 @@ function userServerConfig(
     net: opts.network?.mode === 'allowlist',
     memory: memoryBytes(opts.memoryMiB),
     cgroup: o.cgroup,
-    bins: host.bins
+    bins: host.bins,
+    withhold: o.withhold.map(f => f.path)
   }
 }
 
@@ -277,12 +279,17 @@ function userServerConfig(
 async function prepareUser(host: Host, found: string[]): Promise<Sandbox | string> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
+  // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
+  const withhold = await secretFiles(opts.workspace, opts.redactor.values()).catch((e: unknown) => {
+    throw new Error(`the workspace could not be checked for files holding secrets: ${messageOf(e)}`)
+  })
+  for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const user = opts.user ?? newRunUser()
   const cgroup = planCgroup(runDir)
   const state = { ...(host.baseState() as SavedState), runDir, user, cgroup }
   save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
-  const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup }))
+  const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup, withhold }))
   try {
     const ready = await withTimeout(server.ready, SETUP_MAX_MS)
     save(JSON.stringify({ ...state, ns: ready.ns }))
@@ -312,7 +319,8 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
         startTree: ready.startTree,
         startObjects: ready.startObjects,
         upper: ready.upper,
-        env
+        env,
+        withheld: withhold
       },
       ...{ server, state: { ...state, ns: ready.ns }, save, namespaced: true, priv: host.priv, proxy }
     })

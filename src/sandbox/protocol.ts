@@ -144,4 +144,6 @@ export interface ServerConfig {
   cgroup?: string
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
+  /** files of the workspace (relative) holding a secret the action knows: not in the copy (sandbox/secret-files.ts) */
+  withhold?: string[]
 }
