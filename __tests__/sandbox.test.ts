@@ -10,7 +10,7 @@ import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
-import { nsMembers, pids, procStat } from '../src/sandbox/proc'
+import { nsMembers, pids, procStat } from '../src/trusted/proc'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0

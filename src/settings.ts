@@ -3,7 +3,7 @@
 import { EFFORTS, type Effort } from './agent/request'
 import { CHANGES_MODES, type ChangesMode } from './changes/modes'
 import { PASS_ENV_ENTRY } from './sandbox/env'
-import { entryText, parseAllowedDomains } from './network/allowlist'
+import { entryText, parseAllowedDomains } from './trusted/allowlist'
 
 export const DEFAULT_BLOCKED = ['rm -rf /', 'sudo', 'shutdown', 'reboot', '> /dev/']
 export const DEFAULT_MODEL = 'claude-sonnet-5-5'

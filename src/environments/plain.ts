@@ -7,7 +7,7 @@
 // without a namespace, and the report says so.
 import { randomBytes } from 'node:crypto'
 import { localExec } from '../changes'
-import { signal, withEnvEntry } from '../sandbox/proc'
+import { pids, readProc, signal } from '../trusted/proc'
 import type { NetworkReport } from '../network/launch'
 import { sleep } from '../util'
 import { LocalEnvironment } from './local'
@@ -67,4 +67,17 @@ export class PlainEnvironment implements Sandbox {
 
   /** Nothing was changed to put back: the commands worked in the workspace itself. */
   readonly release = (): Promise<string[]> => Promise.resolve([])
+}
+
+/** The processes whose environment holds `entry` (NAME=value), but us. */
+function withEnvEntry(entry: string): number[] {
+  const needle = Buffer.from(`\0${entry}\0`)
+  return pids().filter(p => {
+    if (p === process.pid) return false
+    try {
+      return Buffer.concat([Buffer.from([0]), readProc(`/proc/${p}/environ`)]).includes(needle)
+    } catch {
+      return false // gone, or not ours
+    }
+  })
 }

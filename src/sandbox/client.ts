@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, HEADER_BYTES, type ExecResult, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
+import { FRAME, HEADER_BYTES, type ExecResult, type Exited, type Message, type Ready, type Request, type ServerConfig } from '../trusted/protocol'
 import type { Started } from '../environments/types'
 
 /** One running command, as runBash follows it. */

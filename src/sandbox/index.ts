@@ -25,7 +25,7 @@ import { SandboxedEnvironment, type Sandbox } from '../environments/sandboxed'
 import { messageOf } from '../util'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
-import type { ServerConfig } from './protocol'
+import type { ServerConfig } from '../trusted/protocol'
 import { startServer, withTimeout, type ServerClient } from './client'
 import {
   asRootArgv,
@@ -42,7 +42,7 @@ import {
 export { serverShell }
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { recoverAsRoot, type SavedState } from './recover'
-import { procStat } from './proc'
+import { procStat } from '../trusted/proc'
 
 export { recoverSandbox } from './recover'
 import { collectCredentials } from './credentials'
@@ -255,7 +255,6 @@ function userServerConfig(
 ): ServerConfig {
   const { opts } = host
   return {
-    mode: 'user',
     user: o.user,
     newUser: !opts.user,
     powerfulGroups: POWERFUL_GROUPS,

@@ -3,7 +3,7 @@
 // still root's alone.
 import fs from 'node:fs'
 import type { ServerConfig } from './protocol'
-import { quietEnv, run } from './server-exec'
+import { quietEnv, run } from './exec'
 
 /**
  * A git config (or a file one includes, or a credential store) in the copy without credentials. git lists

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import type { Writable } from 'node:stream'
 import type { ServerConfig } from './protocol'
-import { must } from './server-exec'
+import { must } from './exec'
 
 /** What the server keeps of the agent's cgroup: where to put a command, where to count its OOM kills. */
 export interface AgentCgroup {

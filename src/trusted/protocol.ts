@@ -97,7 +97,6 @@ export type Exited =
   | Failure
 
 export interface ServerConfig {
-  mode: 'user' | 'none'
   /** the sandbox user's name (user mode) */
   user?: string
   /** the user is the run's own: it must not exist yet */
@@ -118,12 +117,8 @@ export interface ServerConfig {
   credentialFiles?: string[]
   /** remote URLs to copy into the copy's config (credentials already taken out) */
   remotes?: Array<[string, string]>
-  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
-  dropTo?: { uid: number; gid: number; name: string }
   /** whether the server is pid 1's child in its own namespace (private /proc) */
   namespaced: boolean
-  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
-  runKey?: string
   /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
   hide?: string[]
   /** folders brought back when under a hidden place (the tool cache) */

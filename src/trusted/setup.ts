@@ -4,10 +4,11 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import netM from 'node:net'
 import type { ServerConfig } from './protocol'
-import { firstLine, must, quietEnv, run } from './server-exec'
-import { runMemory } from './server-memory'
-import { cleanConfig } from './server-gitconfig'
-import { GIT_MALLOC_ENV } from './git-add'
+import { firstLine, must, quietEnv, run } from './exec'
+import { runMemory } from './memory'
+import { cleanConfig } from './gitconfig'
+/** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
+const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
 
 export interface CopyInfo {
   workdir: string
