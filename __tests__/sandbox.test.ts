@@ -347,6 +347,28 @@ describe('user mode', () => {
     expect(await release(s)).toEqual([])
   })
 
+  withPrivilege('withheld files are not in the copy (whiteouts), the workspace keeps them, their folders stay writable', async () => {
+    const { workspace } = repo()
+    const deep = path.join(workspace, 'sub', 'dir')
+    mkdirSync(deep, { recursive: true })
+    const token = `ghs_${randomBytes(18).toString('hex')}`
+    writeFileSync(path.join(workspace, 'gha-creds-1234.json'), JSON.stringify({ token }))
+    writeFileSync(path.join(deep, 'creds.json'), token)
+    writeFileSync(path.join(deep, 'kept.txt'), 'kept\n')
+    const s = await prepare(options({ workspace, withhold: ['gha-creds-1234.json', 'sub/dir/creds.json', 'not/there.json'] }))
+    expect(s.mode).toBe('user')
+    const r = await sh(
+      s,
+      'ls -a . sub/dir; cat gha-creds-1234.json sub/dir/creds.json; grep -r ghs_ . ; echo new > sub/dir/new.txt && cat sub/dir/kept.txt sub/dir/new.txt'
+    )
+    expect(r.output).not.toContain(token)
+    expect(r.output).not.toMatch(/^(gha-creds-1234|creds)\.json$/m)
+    expect(r.output).toMatch(/No such file/)
+    expect(r.output).toMatch(/kept\nnew$/)
+    expect(readFileSync(path.join(workspace, 'gha-creds-1234.json'), 'utf8')).toContain(token)
+    expect(await release(s)).toEqual([])
+  })
+
   withPrivilege('a git planted on PATH in a folder the agent can write is never run with privileges', async () => {
     const { workspace } = repo()
     const bin = path.join(workspace, 'node_modules', '.bin')

@@ -35,13 +35,19 @@ export interface Sandbox extends Environment {
   startObjects?: string
   /** the commands' environment */
   env: Record<string, string>
-  /** one program as the sandbox user inside the containment, no shell */
-  exec(file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }): Promise<ExecResult>
+  /** the overlay's upper layer (user mode, overlay copy): what the agent added, changed, deleted; readable by `exec` asRoot only */
+  upper?: string
+  /** one program as the sandbox user inside the containment (or, `asRoot`, as root there: to read `upper`), no shell */
+  exec(
+    file: string,
+    args: string[],
+    opts?: { cwd?: string; input?: Buffer; env?: Record<string, string>; asRoot?: boolean }
+  ): Promise<ExecResult>
   /** what the report says about the network (counts so far) */
   network(): NetworkReport
 }
 
-export type SandboxedOptions = Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env'> & {
+export type SandboxedOptions = Pick<Sandbox, 'mode' | 'note' | 'workdir' | 'baseSha' | 'startTree' | 'startObjects' | 'env' | 'upper'> & {
   server: ServerClient
   /** what the post step needs to put things right (when there is something) */
   state?: SavedState
@@ -62,6 +68,7 @@ export class SandboxedEnvironment implements Sandbox {
   readonly baseSha: string | undefined
   readonly startTree?: string
   readonly startObjects?: string
+  readonly upper?: string
   readonly env: Record<string, string>
   private readonly server: ServerClient
   private readonly proxy: ProxyProcess | undefined
@@ -78,6 +85,7 @@ export class SandboxedEnvironment implements Sandbox {
     this.server = o.server
     this.startTree = o.startTree
     this.startObjects = o.startObjects
+    this.upper = o.upper
     this.proxy = o.proxy && 'stop' in o.proxy ? o.proxy : undefined
     this.fixedNetwork = o.proxy && !('stop' in o.proxy) ? o.proxy : { contained: false, why: 'network: open' }
   }
@@ -97,11 +105,12 @@ export class SandboxedEnvironment implements Sandbox {
   readonly exec = (
     file: string,
     args: string[],
-    x: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}
+    x: { cwd?: string; input?: Buffer; env?: Record<string, string>; asRoot?: boolean } = {}
   ): Promise<ExecResult> =>
     this.server.exec(file, args, {
       cwd: x.cwd ?? this.workdir,
       input: x.input,
+      asRoot: x.asRoot,
       env: x.env ?? { PATH: this.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: this.env.HOME ?? '/' }
     })
 

@@ -75,6 +75,8 @@ export interface SandboxOptions {
   network?: { mode: 'allowlist' | 'open'; allowed: string[] }
   /** MiB the commands and their temporary files may use (user mode; never more than half the machine's memory) */
   memoryMiB?: number
+  /** workspace-relative files left out of the copy (they hold a secret the action knows) */
+  withhold?: string[]
 }
 
 /** How long set-up may take before the sandbox counts as unavailable (a huge workspace copy). */
@@ -265,6 +267,8 @@ function userServerConfig(
     baseSha: o.git?.baseSha,
     remotes: o.git?.remotes,
     credentialFiles: inside(opts.workspace, o.found), // bare repositories, separate git dirs...: cleaned in the copy too
+    // TODO(coordinator): secretFiles() from src/sandbox/secret-files.ts (files holding a secret the action knows, such as gha-creds-*.json)
+    withhold: opts.withhold ?? [],
     hide: runnerPlaces(opts.env),
     reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     namespaced: true,
@@ -281,7 +285,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
   const git = readWorkspaceGit(opts.workspace)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const user = opts.user ?? newRunUser()
-  const cgroup = planCgroup(runDir)
+  const cgroup = planCgroup()
   const state = { ...host.baseState(), runDir, user, cgroup }
   save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
   const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup }))
@@ -314,6 +318,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
         baseSha: git?.baseSha,
         startTree: ready.startTree,
         startObjects: ready.startObjects,
+        upper: ready.upper,
         env
       },
       ...{ server, state: { ...state, ns: ready.ns }, save, namespaced: true, priv: host.priv, proxy }

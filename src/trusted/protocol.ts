@@ -42,8 +42,13 @@ export type Request =
   | { op: 'kill'; id: number }
   /** nothing more of a command is wanted */
   | { op: 'forget'; id: number }
-  /** one program, no shell; `input` in base64 */
-  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string }
+  /**
+   * one program, no shell; `input` in base64. As the sandbox user, or with `asRoot` as root in the server's
+   * namespaces: how the action reads the overlay's upper layer (`upper`), which only root can (the hand-back
+   * lists it: `find <upper> -printf ...`; a whiteout is a character device 0/0, an opaque folder carries the
+   * xattr trusted.overlay.opaque=y). Only the action sends requests: the agent never reaches this pipe.
+   */
+  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string; asRoot?: boolean }
   /** kill every process of the run and verify it */
   | { op: 'stop'; id: number }
 
@@ -67,6 +72,8 @@ export interface SetUpInfo {
   netProblem?: string
   /** how the copy was made (user mode) */
   kind?: 'overlay' | 'copy'
+  /** the overlay's upper layer as the server's `exec` sees it (asRoot): exactly the files the agent added, changed or deleted */
+  upper?: string
 }
 
 /** The first message, under id 0: set-up done, or refused. */
@@ -113,6 +120,8 @@ export interface ServerConfig {
   objects?: string
   /** the commit checked out in the workspace */
   baseSha?: string
+  /** workspace-relative paths of files that must not be in the copy (they hold a secret the action knows): whiteouts in the upper layer */
+  withhold?: string[]
   /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
   credentialFiles?: string[]
   /** remote URLs to copy into the copy's config (credentials already taken out) */

@@ -237,7 +237,7 @@ class CommandServer {
       cwd: req.cwd ?? this.workdir,
       env: req.env ?? quietEnv,
       input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
-      ids: this.ids(),
+      ids: req.asRoot ? undefined : this.ids(),
       // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
       onStdout: d => this.out.data(FRAME.execOut, req.id, d)
     })
