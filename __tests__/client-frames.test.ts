@@ -6,8 +6,8 @@ import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { ChildProcess } from 'node:child_process'
 import { ServerClient } from '../src/sandbox/client'
-import { FRAME, frame, jsonFrame } from '../src/sandbox/protocol'
-import type { ServerConfig } from '../src/sandbox/protocol'
+import { FRAME, frame, jsonFrame } from '../src/trusted/protocol'
+import type { ServerConfig } from '../src/trusted/protocol'
 
 function serverProcess(): { child: ChildProcess; feed: (chunk: Buffer) => void } {
   const child = Object.assign(new EventEmitter(), { stdout: new EventEmitter(), stderr: new EventEmitter(), stdin: new PassThrough() })

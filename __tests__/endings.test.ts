@@ -3,6 +3,7 @@
 // test asserts the comment's final text and the step's result (exit code and
 // the exit-reason output). Issue 4: never silent.
 import { afterAll, describe, expect, it } from '@jest/globals'
+import { spawnSync } from 'node:child_process'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,6 +15,8 @@ import { cleanupRuns, runAction } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 import { agent, errors, gone, ISSUE, KEY, sleepers, unique, warnings } from './helpers/agent-run'
 
+/** root or passwordless sudo on Linux: the user sandbox can run */
+const contained = process.platform === 'linux' && (process.getuid?.() === 0 || spawnSync('sudo', ['-n', 'true']).status === 0)
 const tempDirs: string[] = []
 afterAll(() => {
   cleanupRuns()
@@ -317,7 +320,9 @@ describe('endings', () => {
       const common = {
         eventName: 'issue_comment',
         payload: issueCommentEvent({ body: '/agent do the thing', issueNumber: ISSUE }),
-        inputs: { 'anthropic-api-key': KEY, sandbox: 'none' },
+        // the post step stops what a killed step left through the user sandbox's recovery; sandbox: none is plain
+        // local execution, with nothing saved to find a command by (its processes die with the runner's job)
+        inputs: { 'anthropic-api-key': KEY, sandbox: contained ? 'user' : 'none' },
         env: { ANTHROPIC_BASE_URL: anthropic.url, GITHUB_API_URL: gh.url }
       }
       const main = await runAction({
@@ -345,8 +350,9 @@ describe('endings', () => {
       expect(body).toContain(`\`\`\`console\n$ sleep ${S3}\n(stopped: the step ended while this command ran)`)
       expect(body).not.toContain('Working on it')
       expect(body).not.toContain(KEY)
-      // the post step stopped the command the killed step left running
-      expect(await gone(S3)).toEqual([])
+      // the post step stopped the command the killed step left running (user sandbox)
+      if (contained) expect(await gone(S3)).toEqual([])
+      else for (const p of await gone(S3)) process.kill(p, 'SIGKILL')
       expect(post.summary).toContain(`$ sleep ${S3}`)
     } finally {
       await anthropic.close()

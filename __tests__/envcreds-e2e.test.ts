@@ -1,23 +1,24 @@
-// Issue 8, points 4 to 6, end to end through the built action (dist/) with
-// `sandbox: none`, the mode where commands run as the runner user in the
-// real workspace: a scripted model runs what an attacker would, and nothing
-// the action sends or writes holds the job's unnamed secrets or a nested
-// checkout's credential, in any encoding; pass-env works; every config is
-// byte-identical afterwards, also when the main step is killed mid-run and
-// the post step puts things back.
+// Issue 8, points 4 to 6, end to end through the built action (dist/): the
+// environment allowlist with `sandbox: none` (commands as the runner user in
+// the workspace), and nested checkouts' credentials with `sandbox: user` (none
+// hides nothing: a command could get around it): a scripted model runs what an
+// attacker would, and nothing the action sends or writes holds the job's
+// unnamed secrets or a nested checkout's credential, in any encoding; pass-env
+// works; every config is byte-identical afterwards.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { bash, startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
+import { startFakeAnthropic, text, type FakeAnthropic, type Reply } from './helpers/fake-anthropic'
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github'
 import { cleanupRuns, runAction, type ActionRun, type RunOptions } from './helpers/run-action'
 import { issueCommentEvent } from './helpers/events'
 
 const hasGit = spawnSync('git', ['--version']).status === 0
-const withGit = hasGit ? test : test.skip
+const privileged = process.platform === 'linux' && (process.getuid?.() === 0 || spawnSync('sudo', ['-n', 'true']).status === 0)
+const withUserSandbox = hasGit && privileged ? test : test.skip
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const alnum = (n: number) => Array.from(randomBytes(n), b => ALNUM[b % ALNUM.length]).join('')
@@ -241,8 +242,9 @@ const STEAL: Record<string, string> = {
   temp: 'ls -la "${RUNNER_TEMP:-/nonexistent}" 2>&1; for f in $(find "${RUNNER_TEMP:-/nonexistent}" /tmp /var/tmp /dev/shm /run "$HOME" -name node_modules -prune -o -name "bash-agent-git-*" -print 2>/dev/null); do od -An -tx1 "$f" | tr -d " \\n"; base64 -w0 "$f"; done'
 }
 
-describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
-  withGit(
+// sandbox: none hides nothing (SPEC: a command could get around it), so this is the user sandbox's copy.
+describe('git credentials at any depth, through dist/ (sandbox: user)', () => {
+  withUserSandbox(
     'checkouts two and three folders deep: no credential readable by any command in any encoding; configs byte-identical afterwards',
     async () => {
       const w = nestedCheckouts()
@@ -259,7 +261,7 @@ describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
           },
           text('Nothing found.')
         ],
-        { workspace: w.workspace, runnerTemp: w.runnerTemp }
+        { workspace: w.workspace, runnerTemp: w.runnerTemp, inputs: { sandbox: 'user' } }
       )
       expect(d.run.code).toBe(0)
       const all = d.results.join('\n')
@@ -274,131 +276,6 @@ describe('git credentials at any depth, through dist/ (sandbox: none)', () => {
         expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true })
         expect(lstatSync(c).mode).toBe(w.modes[i])
       })
-      expect(d.run.stdout).toMatch(/Git credentials taken out for the run: \S*deps\/lib\/\.git\/config/)
-      expect(d.run.stdout).toMatch(/Git credentials put back in /)
     }
   )
-
-  withGit(
-    "an agent that plants core.fsmonitor and its own extraheader in a nested checkout's config: the original bytes come back, the log says its edits were discarded",
-    async () => {
-      const w = nestedCheckouts()
-      const pwned = path.join(os.tmpdir(), `pwned-${randomUUID()}`)
-      const d = await run(
-        [
-          {
-            content: [
-              {
-                type: 'tool_use',
-                id: 'toolu_plant',
-                name: 'bash',
-                input: {
-                  command: `git -C deps/lib config core.fsmonitor "touch ${pwned}" && git -C deps/lib config --add http.https://github.com/.extraheader "X-Evil: 1" && rm a/b/c/.git/config && echo planted`
-                }
-              }
-            ],
-            stop_reason: 'tool_use'
-          },
-          text('Planted.')
-        ],
-        { workspace: w.workspace, runnerTemp: w.runnerTemp }
-      )
-      expect(d.results[0]).toContain('planted')
-      w.configs.forEach((c, i) => expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true }))
-      expect(d.run.stdout).toMatch(/changed during the run; the original file is back and the agent's edits to it are discarded/)
-      git(path.join(w.workspace, 'deps', 'lib'), 'status', '--short')
-      expect(existsSync(pwned)).toBe(false)
-    }
-  )
-
-  withGit('the main step killed while a command runs: the post step puts every config back byte for byte', async () => {
-    const w = nestedCheckouts()
-    const sentinel = `ready-${randomUUID()}`
-    let killed = false
-    let seen = ''
-    const fake = await startFakeAnthropic(
-      [
-        {
-          content: [{ type: 'tool_use', id: 'toolu_wait', name: 'bash', input: { command: `echo ${sentinel} > sentinel.txt; sleep 120` } }],
-          stop_reason: 'tool_use'
-        },
-        text('never')
-      ],
-      { apiKey: API_KEY }
-    )
-    const gh = await startFakeGitHub({ permissions: { Codertocat: 'admin' } })
-    try {
-      const main = await runAction({
-        eventName: 'issue_comment',
-        payload: issueCommentEvent({ body: '/agent wait' }),
-        workspace: w.workspace,
-        githubToken: JOB_TOKEN,
-        inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none', 'blocked-commands': '' },
-        env: { GITHUB_API_URL: gh.url, GITHUB_TOKEN: JOB_TOKEN, RUNNER_TEMP: w.runnerTemp },
-        timeoutMs: 120_000,
-        // the credentials are out (logged once every file is written) and a command runs: kill the step without warning
-        onStdout: (chunk, child) => {
-          seen += chunk
-          if (!killed && seen.includes(`$ echo ${sentinel}`) && /Git credentials taken out for the run: \S*a\/b\/c/.test(seen)) {
-            killed = true
-            child.kill('SIGKILL')
-          }
-        }
-      })
-      expect(killed).toBe(true)
-      expect(main.signal).toBe('SIGKILL')
-      expect(main.state.credentials).toMatch(/^[0-9a-f]{64}:\//)
-      // while killed, the deep configs hold no credential
-      expect(readFileSync(w.configs[1], 'utf8')).not.toMatch(/extraheader/)
-      const post = await runAction({
-        eventName: 'issue_comment',
-        payload: issueCommentEvent({ body: '/agent wait' }),
-        workspace: w.workspace,
-        githubToken: JOB_TOKEN,
-        inputs: { 'anthropic-api-key': API_KEY, 'anthropic-base-url': fake.url, sandbox: 'none' },
-        env: { GITHUB_API_URL: gh.url, GITHUB_TOKEN: JOB_TOKEN, RUNNER_TEMP: w.runnerTemp, PATH: '/nonexistent' }, // no git needed
-        post: true,
-        state: main.state,
-        timeoutMs: 60_000
-      })
-      expect(post.code).toBe(0)
-      w.configs.forEach((c, i) => expect({ c, same: readFileSync(c).equals(w.bytes[i]) }).toEqual({ c, same: true }))
-      expect(post.stdout).toMatch(/Git credentials put back in /)
-      const stateFile = main.state.credentials.slice(65)
-      expect(existsSync(stateFile)).toBe(false)
-    } finally {
-      await Promise.all([fake.close(), gh.close()])
-    }
-  })
-})
-
-// ---------------------------------------------------------------------------
-
-describe('what could not be put back is said in the report (issue 12)', () => {
-  withGit('the agent swaps .git for a symlink: nothing is written through it, and the report names what was not put back', async () => {
-    const base = mkdtempSync(path.join(os.tmpdir(), 'envcreds-'))
-    created.push(base)
-    const workspace = path.join(base, 'repo')
-    const config = repo(workspace)
-    git(
-      workspace,
-      'config',
-      '--local',
-      'http.https://github.com/.extraheader',
-      `AUTHORIZATION: basic ${b64(`x-access-token:${JOB_TOKEN}`)}`
-    )
-    const before = readFileSync(config)
-    const elsewhere = path.join(base, 'elsewhere')
-    mkdirSync(elsewhere)
-    const d = await run([bash(`mv .git ../moved-git && ln -s ${elsewhere} .git && echo swapped`), text('Done.')], { workspace })
-    expect(d.results[0]).toBe('swapped')
-    const final = [...d.gh.comments.values()].at(-1)?.updates.at(-1) ?? ''
-    expect(final).toMatch(/sandbox: none[^<]*WARNING: [^<]*not put back/)
-    expect(d.run.stdout).toMatch(/::warning::.*not put back/)
-    expect(readdirSync(elsewhere)).toEqual([]) // nothing written through the symlink
-    // the agent's moved .git still lacks the credential, and the saved state still has it for the post step
-    expect(readFileSync(path.join(base, 'moved-git', 'config'), 'utf8')).not.toContain('extraheader')
-    expect(before.toString()).toContain('extraheader')
-    expect(d.run.state.credentials).toBeTruthy()
-  })
 })

@@ -54,7 +54,7 @@ function workspace(kind: Kind) {
   made.push(base)
   const ws = path.join(base, 'repo')
   repo(ws)
-  const secrets = { onHeader: `Qz${alnum(30)}`, continued: `Wy${alnum(30)}`, included: `Vx${alnum(30)}` }
+  const secrets: Record<string, string> = { onHeader: `Qz${alnum(30)}`, continued: `Wy${alnum(30)}`, included: `Vx${alnum(30)}` }
   const header = (s: string) => `AUTHORIZATION: basic ${b64(`x-access-token:${s}`)}`
   repo(path.join(ws, 'deps', 'a'))
   writeFileSync(
@@ -74,17 +74,30 @@ function workspace(kind: Kind) {
     path.join(ws, 'deps', 'c', '.git', 'config'),
     `[core]\n\trepositoryformatversion = 0\n[include]\n\tpath = ../creds.config\n`
   )
+  // keys no denylist knows (issue 37): gitlab.token, sendemail.smtppass, npm.token, and a credential.helper;
+  // the copy's configs keep only what is known to be harmless. (The store file such a helper names is not
+  // yet left out of the copy: to do.)
+  Object.assign(secrets, { gitlab: `Gl${alnum(30)}`, smtp: `Sm${alnum(30)}`, npm: `Np${alnum(30)}` })
+  repo(path.join(ws, 'deps', 'd'))
+  const store = path.join(ws, 'deps', 'd', '.git', 'creds-store')
+  writeFileSync(
+    path.join(ws, 'deps', 'd', '.git', 'config'),
+    `[core]\n\trepositoryformatversion = 0\n[gitlab]\n\ttoken = ${secrets.gitlab}\n[sendemail]\n\tsmtppass = ${secrets.smtp}\n` +
+      `[npm]\n\ttoken = ${secrets.npm}\n[credential]\n\thelper = store --file=${store}\n`
+  )
   // git itself reads all three
   for (const d of ['a', 'b', 'c'])
     expect(git(path.join(ws, 'deps', d), 'config', '--get', 'http.https://github.com/.extraheader')).toMatch(/^AUTHORIZATION: basic /)
   if (kind.asUser) execFileSync('chown', ['-R', `${kind.asUser.uid}:${kind.asUser.gid}`, base])
-  const files = ['deps/a/.git/config', 'deps/b/.git/config', 'deps/c/.git/config', 'deps/c/creds.config'].map(f => path.join(ws, f))
+  const files = ['deps/a/.git/config', 'deps/b/.git/config', 'deps/c/.git/config', 'deps/c/creds.config', 'deps/d/.git/config'].map(f =>
+    path.join(ws, f)
+  )
   return { ws, secrets, files, bytes: files.map(f => readFileSync(f)) }
 }
 
 const STEAL: Record<string, string> = {
-  list: 'for d in deps/a deps/b deps/c; do git -C $d config --list --show-origin; git -C $d config --includes --get-all http.https://github.com/.extraheader; done; echo listed',
-  cat: 'cat deps/a/.git/config deps/b/.git/config deps/c/.git/config deps/c/creds.config',
+  list: 'for d in deps/a deps/b deps/c deps/d; do git -C $d config --list --show-origin; git -C $d config --includes --get-all http.https://github.com/.extraheader; done; echo listed',
+  cat: 'cat deps/a/.git/config deps/b/.git/config deps/c/.git/config deps/c/creds.config deps/d/.git/config',
   b64: 'cat deps/*/.git/config deps/c/creds.config | base64 -w0',
   hex: 'od -An -tx1 deps/*/.git/config deps/c/creds.config | tr -d " \\n"',
   grep: 'grep -rIa -i "extraheader\\|authorization" . 2>/dev/null | head -50; echo searched'

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
-import { nsMembers, pids, procStat } from '../src/sandbox/proc'
+import { nsMembers, pids, procStat } from '../src/trusted/proc'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
@@ -102,20 +102,25 @@ const runDirs = () =>
       : execFileSync('sudo', ['-n', 'ls', '-1', RUNS_DIR]).toString().split('\n').filter(Boolean)
     : []
 
-describe('fallback', () => {
-  test('no root and no passwordless sudo: none, said in the note and the log; commands still run, in the workspace', async () => {
+describe('fails closed; sandbox: none is plain local execution', () => {
+  test('no root and no passwordless sudo: no sandbox at all (never none), and the error says what was missing and names sandbox: none', async () => {
     const { workspace } = repo()
     const o = options({ workspace, privilege: 'unavailable' })
+    await expect(prepareSandbox(o)).rejects.toThrow(
+      /could not be set up \(not root and no passwordless sudo\)[^]*`sandbox: none` runs the agent uncontained/
+    )
+    expect(o.states).toEqual([]) // nothing was made
+  })
+
+  test('sandbox: none: the runner user in the workspace, said not contained; a detached child carrying the run key is killed', async () => {
+    const { workspace } = repo()
+    const o = options({ workspace, mode: 'none' })
     const s = await prepare(o)
     expect(s.mode).toBe('none')
     expect(s.workdir).toBe(workspace)
-    expect(s.note).toMatch(
-      /^none \(user sandbox unavailable: not root and no passwordless sudo; processes contained by process group only\)$/
-    )
-    expect(o.logs.join('\n')).toMatch(/the user sandbox is unavailable/)
+    expect(s.note).toMatch(/^none \(not contained: /)
     const r = await sh(s, 'pwd; id -un')
     expect(r.output).toBe(`${workspace}\n${os.userInfo().username}`)
-    // without a namespace: a detached child still carrying the run's key is found and killed, but the action says it could not verify
     const bg = await sh(s, 'setsid sleep 600 > /dev/null 2>&1 & echo $!')
     const pid = Number(bg.output)
     expect(pid).toBeGreaterThan(1)
@@ -130,36 +135,32 @@ describe('fallback', () => {
     for (let i = 0; i < 100 && !gone(); i++) await new Promise(r => setTimeout(r, 50))
     expect(gone()).toBe(true)
     expect(stop.ok).toBe(false)
-    expect(stop.detail).toMatch(/no PID namespace/)
-    expect(await release(s)).toEqual([expect.stringMatching(/no PID namespace/)])
+    expect(stop.detail).toMatch(/could not be verified gone/)
+    expect(await release(s)).toEqual([])
   })
 
-  test('a command that cannot start (its folder is gone) comes back as that error, and the next one runs', async () => {
+  test('sandbox: none: a command that cannot start (its folder is gone) comes back as that error, and the next one runs', async () => {
     const { workspace } = repo()
-    const s = await prepare(options({ workspace, privilege: 'unavailable' }))
+    const s = await prepare(options({ workspace, mode: 'none' }))
     expect((await sh(s, 'cd / && rm -rf -- "$OLDPWD" && echo removed')).output).toBe('removed')
     const failed = await sh(s, 'echo never')
-    expect(failed.error).toMatch(/ENOENT/)
-    expect(failed.output).toBe(`Error: ${failed.error}`)
+    expect(failed.error).toMatch(/does not exist|ENOENT/)
     expect(failed.exitCode).toBeNull()
     mkdirSync(workspace)
     expect((await sh(s, 'echo again')).output).toBe('again')
     await release(s)
   })
 
-  asRootOnly('a sandbox user that could reach root (a powerful group) is refused: none, and why', async () => {
+  asRootOnly('a sandbox user that could reach root (a powerful group) is refused: no sandbox, and why', async () => {
     const name = `ba-adm-${randomBytes(3).toString('hex')}`
     users.push(name)
     execFileSync('useradd', ['--no-create-home', '-G', 'adm', name])
     const { workspace } = repo()
     const o = options({ workspace, user: name })
-    const s = await prepare(o)
-    expect(s.mode).toBe('none')
-    expect(s.note).toContain(`the user ${name} is in the group adm`)
+    await expect(prepareSandbox(o)).rejects.toThrow(`the user ${name} is in the group adm`)
     // the half-made run folder is gone and nothing is left to recover
     expect(o.states).toContain('')
     expect(existsSync(JSON.parse(o.states[0]).runDir)).toBe(false)
-    await release(s)
   })
 })
 
@@ -346,6 +347,28 @@ describe('user mode', () => {
     expect(await release(s)).toEqual([])
   })
 
+  withPrivilege('withheld files are not in the copy (whiteouts), the workspace keeps them, their folders stay writable', async () => {
+    const { workspace } = repo()
+    const deep = path.join(workspace, 'sub', 'dir')
+    mkdirSync(deep, { recursive: true })
+    const token = `ghs_${randomBytes(18).toString('hex')}`
+    writeFileSync(path.join(workspace, 'gha-creds-1234.json'), JSON.stringify({ token }))
+    writeFileSync(path.join(deep, 'creds.json'), token)
+    writeFileSync(path.join(deep, 'kept.txt'), 'kept\n')
+    const s = await prepare(options({ workspace, withhold: ['gha-creds-1234.json', 'sub/dir/creds.json', 'not/there.json'] }))
+    expect(s.mode).toBe('user')
+    const r = await sh(
+      s,
+      'ls -a . sub/dir; cat gha-creds-1234.json sub/dir/creds.json; grep -r ghs_ . ; echo new > sub/dir/new.txt && cat sub/dir/kept.txt sub/dir/new.txt'
+    )
+    expect(r.output).not.toContain(token)
+    expect(r.output).not.toMatch(/^(gha-creds-1234|creds)\.json$/m)
+    expect(r.output).toMatch(/No such file/)
+    expect(r.output).toMatch(/kept\nnew$/)
+    expect(readFileSync(path.join(workspace, 'gha-creds-1234.json'), 'utf8')).toContain(token)
+    expect(await release(s)).toEqual([])
+  })
+
   withPrivilege('a git planted on PATH in a folder the agent can write is never run with privileges', async () => {
     const { workspace } = repo()
     const bin = path.join(workspace, 'node_modules', '.bin')
@@ -362,12 +385,12 @@ describe('user mode', () => {
   })
 
   withPrivilege(
-    'where unshare can make no network namespace, or no namespace at all, the run says which and works in the workspace',
+    'where unshare can make no network namespace, or no namespace at all, the run stops and says which (never none)',
     async () => {
       const real = execFileSync('sh', ['-c', 'command -v unshare']).toString().trim()
-      for (const [refuses, why, released] of [
-        ['case " $* " in *" --net "*) exit 1;; esac; ', 'network namespaces (unshare --net) are not available', []],
-        ['exit 1; ', 'PID namespaces (unshare) are not available', [expect.stringContaining('no PID namespace here')]]
+      for (const [refuses, why] of [
+        ['case " $* " in *" --net "*) exit 1;; esac; ', 'network namespaces (unshare --net) are not available'],
+        ['exit 1; ', 'PID namespaces (unshare) are not available']
       ]) {
         const { workspace } = repo()
         const bin = mkdtempSync(path.join(tmp, 'unshare-bin-'))
@@ -377,10 +400,7 @@ describe('user mode', () => {
           env: { PATH: `${bin}:${process.env.PATH}`, HOME: os.homedir() },
           network: { mode: 'allowlist', allowed: [] }
         })
-        const s = await prepare(o)
-        expect({ why, mode: s.mode }).toEqual({ why, mode: 'none' })
-        expect(o.logs.join('\n')).toContain(why)
-        expect(await release(s)).toEqual(released)
+        await expect(prepareSandbox(o)).rejects.toThrow(why)
       }
     }
   )
@@ -493,29 +513,4 @@ describe('user mode', () => {
     expect(r.output).toBe(`${s.env.USER}\n0`) // sudo stays outside the namespace
     expect(await release(s)).toEqual([])
   })
-})
-
-describe('none mode: git credentials (until the envcreds work replaces this)', () => {
-  const token = `ghs_${randomBytes(18).toString('hex')}`
-  const header = `AUTHORIZATION: basic ${b64(`x-access-token:${token}`)}`
-
-  test('extraheader and includeIf credentials are removed for the run and put back byte for byte', async () => {
-    const { workspace, runnerTemp } = repo()
-    const credentials = path.join(runnerTemp, `git-credentials-${randomUUID()}.config`)
-    writeFileSync(credentials, `[http "https://github.com/"]\n\textraheader = ${header}\n`)
-    git(workspace, 'config', '--local', 'http.https://github.com/.extraheader', header)
-    git(workspace, 'config', '--local', `includeIf.gitdir:${workspace}/.git.path`, credentials)
-    const config = path.join(workspace, '.git', 'config')
-    const before = readFileSync(config)
-    const o = options({ mode: 'none', workspace })
-    const s = await prepare(o)
-    const r = await sh(s, 'git config --list --show-origin; cat .git/config')
-    expect(r.output).not.toContain(token)
-    expect(r.output).not.toMatch(/AUTHORIZATION|git-credentials/i)
-    expect(o.redactor.redact(`t=${token}`)).toBe('t=***')
-    expect(await release(s)).toEqual([])
-    expect(readFileSync(config).equals(before)).toBe(true)
-  })
-
-  // A config swapped for a symlink during the run: credentials.test.ts (the envcreds restore) covers it.
 })

@@ -369,7 +369,8 @@ const PROBES: Record<string, string> = {
   quick_return: 'sleep 60 & echo started'
 }
 
-describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', mode => {
+// without root or sudo, sandbox: user never runs (fail-closed.test.ts): only none is probed there
+describe.each(canUseUser ? (['user', 'none'] as const) : (['none'] as const))('secrets out of reach (sandbox: %s)', mode => {
   let a: Attack
   const inUser = mode === 'user' && canUseUser
   const r = (id: string) => a.results.get(`toolu_${id}`) ?? ''
@@ -394,8 +395,6 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
       expect(a.run.stdout).toMatch(/commands run as the unprivileged user bash-agent-[0-9a-f]{8} \(uid \d+, this run's own/)
       expect(r('whoami').split('\n')[0]).toMatch(/^bash-agent-[0-9a-f]{8}$/)
       expect(r('whoami')).not.toMatch(/\((sudo|adm|docker|root|wheel)\)/)
-    } else if (mode === 'user') {
-      expect(a.finalComment).toMatch(/sandbox: none \(user sandbox unavailable: /)
     } else {
       expect(a.finalComment).toContain('sandbox: none')
       expect(r('whoami').split('\n')[0]).toBe(os.userInfo().username)
@@ -418,8 +417,8 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
   test("cat /proc/$PPID/environ: not the action's (its own PID namespace), denied in user mode, redacted in none", () => {
     const out = r('ppid_environ')
     expect(leaksIn(out)).toEqual([])
-    // the parent is the run's command server; the action is outside the namespace
-    expect(out).not.toContain('MY_DEPLOY_PASSWORD')
+    // user: the parent is the run's command server; the action is outside the namespace. none: not contained (SPEC), values redacted
+    if (inUser) expect(out).not.toContain('MY_DEPLOY_PASSWORD')
     if (inUser) expect(out).toMatch(/Permission denied/)
   })
 
@@ -445,9 +444,9 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     const out = r('ps_eww')
     expect(out).toMatch(/PID/)
     expect(leaksIn(out)).toEqual([])
-    // the action is not in the run's namespace at all
-    expect(out).not.toContain('MY_DEPLOY_PASSWORD=')
-    expect(out).not.toMatch(/dist\/index\.js/)
+    // user: the action is not in the run's namespace at all (none: not contained, values redacted)
+    if (inUser) expect(out).not.toContain('MY_DEPLOY_PASSWORD=')
+    if (inUser) expect(out).not.toMatch(/dist\/index\.js/)
   })
 
   test("the action's memory is out of reach in user mode", () => {
@@ -456,10 +455,10 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     if (inUser) expect(out).toMatch(/Permission denied/)
   })
 
-  test('.git/config holds no persisted credentials during the run; they are back exactly afterwards', () => {
+  test('.git/config holds no persisted credentials during the run (user; none hides nothing: redacted); unchanged afterwards', () => {
     const out = r('git_config')
     expect(out).toContain('[remote "origin"]')
-    expect(out).not.toMatch(/extraheader|AUTHORIZATION|git-credentials/i)
+    if (inUser) expect(out).not.toMatch(/extraheader|AUTHORIZATION|git-credentials/i)
     expect(leaksIn(out)).toEqual([])
     expect(readFileSync(a.co.config).equals(a.co.configBytes)).toBe(true)
     expect(readFileSync(a.co.credentials).equals(a.co.credentialBytes)).toBe(true)
@@ -467,7 +466,7 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
 
   test('the credentials file and step scripts under RUNNER_TEMP are out of reach', () => {
     const out = r('git_credentials_file')
-    expect(out).not.toMatch(/AUTHORIZATION/i)
+    if (inUser) expect(out).not.toMatch(/AUTHORIZATION/i)
     expect(leaksIn(out)).toEqual([])
     // closed to the sandbox user, or (under /tmp, as here) not even there: /tmp is the run's own
     if (inUser) expect(out).toMatch(/Permission denied|No such file/)
@@ -523,6 +522,13 @@ describe.each(['user', 'none'] as const)('secrets out of reach (sandbox: %s)', m
     // the pids are the namespace's; the processes are found from outside by what they run
     const end = Date.now() + 15000
     while (Date.now() < end && leftoverProcesses().length > 0) await new Promise(r => setTimeout(r, 100))
+    if (!inUser) {
+      // none: no namespace; what left both its process group and its environment (setsid with env -i) may live on,
+      // and the report says the run's processes could not be verified gone
+      expect(a.finalComment).toMatch(/could not be verified gone/)
+      for (const p of leftoverProcesses()) process.kill(p, 'SIGKILL')
+      return
+    }
     expect(leftoverProcesses()).toEqual([])
   })
 })

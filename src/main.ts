@@ -61,8 +61,10 @@ export async function main(): Promise<void> {
   control.finishing()
   await github.start(progress) // at once when the run ended before its first request was sent
   const base = agent.base()
-  const changes = await agent.handBack(c =>
-    handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt, thread })
+  const changes = await agent.handBack(
+    c => handBackChanges({ ...c, settings, task, payload, workspace, base, control, github, out, runUrl: runUrlOf(), startedAt, thread }),
+    // no sandbox was set up, so no command ran: no changes of the agent's (nothing to show, apply or commit)
+    { kind: 'no-repository' } as ChangesReport
   )
   rec.close(result)
   const ended = await endThread(thread, result, {

@@ -12,7 +12,6 @@ import { readTranscript, type Transcript } from './transcript'
 import { runUrlOf, type Outcome, type ReportMeta } from './report/render'
 import { publish } from './report/publish'
 import { recoverSandbox } from './sandbox'
-import { credentialsPending, restoreFromState } from './sandbox/credentials'
 import { emptyUsage, stoppedRecord, type CommandRecord } from './types'
 import { repoOf } from './util'
 import * as state from './run/state'
@@ -72,9 +71,6 @@ export async function post(): Promise<void> {
   const settings = postSettings(out)
   // Recovery never depends on the main step having finished its own.
   await putBack(state.getSandbox(), out)
-  // Git credentials none mode took out and the main step did not put back (killed at any moment): the saved state alone says what.
-  const credentials = state.getCredentials()
-  if (credentials && credentialsPending(credentials)) for (const p of await restoreFromState(credentials, out.log)) out.warn(p)
   if (state.isDone()) return
   const saved = state.getComment()
   const thread = state.getThread()

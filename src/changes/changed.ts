@@ -53,7 +53,7 @@ export interface ChangedOptions {
   treeChecks?: PatchOptions['treeChecks']
 }
 
-/** The upper layer's listing (`<fresh> <type> <path>\0` records, src/sandbox/server-upper.ts). */
+/** The upper layer's listing (`<fresh> <type> <path>\0` records, src/trusted/upper.ts). */
 export function parseUpper(out: Buffer): UpperEntry[] {
   const entries: UpperEntry[] = []
   for (const rec of splitNul(out)) {

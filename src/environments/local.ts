@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process'
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { runBash } from '../tools/bash'
-import { killTree } from '../sandbox/proc'
+import { killTree } from '../trusted/proc'
 import type { CommandOptions, Environment, Started, StopResult } from './types'
 import type { CommandRecord } from '../types'
 

@@ -6,9 +6,9 @@ import { existsSync } from 'node:fs'
 import { runBash } from '../tools/bash'
 import type { CommandRecord } from '../types'
 import type { ServerClient } from '../sandbox/client'
-import type { ExecResult } from '../sandbox/protocol'
+import type { ExecResult } from '../trusted/protocol'
 import type { Privilege } from '../sandbox/privilege'
-import { nsMembers } from '../sandbox/proc'
+import { nsMembers } from '../trusted/proc'
 import { recoverAsRoot, type SavedState } from '../sandbox/recover'
 import { outOfMemory } from '../sandbox/memory'
 import type { NetworkReport, ProxyProcess } from '../network/launch'
@@ -35,14 +35,18 @@ export interface Sandbox extends Environment {
   startObjects?: string
   /** the overlay's upper layer (user mode, an overlay copy): what the agent wrote, listed by `listUpper` */
   upper?: string
-  /** the upper layer's entries, listed as root (src/sandbox/server-upper.ts); absent without one */
+  /** the upper layer's entries, listed as root (src/trusted/upper.ts); absent without one */
   listUpper?(): Promise<ExecResult>
   /** the commands' environment */
   env: Record<string, string>
   /** workspace files left out of the copy because they hold a secret the action knows (user mode), with why */
   withheld?: { path: string; why: string }[]
-  /** one program as the sandbox user inside the containment, no shell */
-  exec(file: string, args: string[], opts?: { cwd?: string; input?: Buffer; env?: Record<string, string> }): Promise<ExecResult>
+  /** one program as the sandbox user inside the containment (or, `asRoot`, as root there: to read `upper`), no shell */
+  exec(
+    file: string,
+    args: string[],
+    opts?: { cwd?: string; input?: Buffer; env?: Record<string, string>; asRoot?: boolean }
+  ): Promise<ExecResult>
   /** what the report says about the network (counts so far) */
   network(): NetworkReport
 }
@@ -111,11 +115,12 @@ export class SandboxedEnvironment implements Sandbox {
   readonly exec = (
     file: string,
     args: string[],
-    x: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}
+    x: { cwd?: string; input?: Buffer; env?: Record<string, string>; asRoot?: boolean } = {}
   ): Promise<ExecResult> =>
     this.server.exec(file, args, {
       cwd: x.cwd ?? this.workdir,
       input: x.input,
+      asRoot: x.asRoot,
       env: x.env ?? { PATH: this.env.PATH ?? '/usr/bin:/bin', LANG: 'C', HOME: this.env.HOME ?? '/' }
     })
 

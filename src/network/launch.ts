@@ -2,10 +2,8 @@
 // then the sandbox user; a clean environment: no token, no key, no INPUT_*),
 // counts what it reports, logs each refusal, and stops it at release.
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { asRootArgv, trustedFile, type Privilege } from '../sandbox/privilege'
-import type { ProxyEvent } from './proxy'
+import { asRootArgv, serverBundle, trustedFile, type Privilege } from '../sandbox/privilege'
+import type { ProxyEvent } from '../trusted/proxy'
 import { expandPresets, PRESETS } from './presets'
 
 /** What the report says about the network. */
@@ -31,13 +29,10 @@ export interface ProxyProcess {
   stop(): Promise<void>
 }
 
-/** The proxy's program, built beside the action (dist/proxy/index.js), when nobody but root or us could have changed it. */
+/** The proxy's program: the root bundle beside the action (dist/trusted/index.js), when nobody but root or us could have changed it. */
 export function proxySource(avoid?: string): string | undefined {
   try {
-    // through a variable: `new URL(<literal>, import.meta.url)` would make the bundler take the file in as an asset
-    const here = import.meta.url
-    const file = trustedFile(fileURLToPath(new URL('proxy/index.js', here)), avoid)
-    return file ? readFileSync(file, 'utf8') : undefined
+    return trustedFile(serverBundle(), avoid)
   } catch {
     return undefined
   }
@@ -117,7 +112,7 @@ export function startProxyProcess(o: {
   let stopping = false
   // presets reach the proxy as plain host entries; their names only to name a refused host's preset
   const cfg = JSON.stringify({ socket: o.socket, uid: o.uid, gid: o.gid, allowed: expandPresets(o.allowed), presets: PRESETS })
-  const argv = asRootArgv(o.priv, [o.node, '--input-type=module', '-e', o.source, cfg])
+  const argv = asRootArgv(o.priv, [o.node, o.source, 'proxy', cfg])
   const child = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin', LANG: 'C' } })
   child.stdin?.on('error', () => undefined)
   const exited = new Promise<void>(r => child.on('close', () => r()))

@@ -9,7 +9,6 @@ import { commandRunner } from '../tools/runner'
 import { afterSetUp } from '../environments/setup'
 import { planWorkdir, prepareSandbox, type Sandbox } from '../sandbox'
 import * as state from './state'
-import { newCredentialState } from '../sandbox/credentials'
 import { tmpdir } from 'node:os'
 import type { Log } from '../report/log'
 import type { Settings } from '../settings'
@@ -35,8 +34,8 @@ export interface AgentRun {
   result: Promise<RunResult>
   /** the starting commit, read when the set-up starts (before any command runs), else when asked */
   base: () => Promise<Base | undefined>
-  /** stops what the commands left, hands their work to `fn` (where it is and how git reads it there), then puts back what the sandbox changed; problems are logged */
-  handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T>
+  /** stops what the commands left, hands their work to `fn` (where it is and how git reads it there), then puts back what the sandbox changed; problems are logged. `noWork` when no sandbox was set up (no command ran) */
+  handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>, noWork: T): Promise<T>
 }
 
 export interface AgentContext {
@@ -56,15 +55,12 @@ export interface AgentContext {
 
 export function startAgent(ctx: AgentContext): AgentRun {
   const agent = new Agent(ctx)
-  return { result: agent.result, base: () => agent.base(), handBack: fn => agent.handBack(fn) }
+  return { result: agent.result, base: () => agent.base(), handBack: (fn, noWork) => agent.handBack(fn, noWork) }
 }
 
-/** Where the git configs' original bytes are kept (none mode), known to the post step before anything changes; then the sandbox's set-up. */
+/** The sandbox's set-up. */
 function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox> {
   const { settings, out } = ctx
-  const credentialState = newCredentialState(process.env.RUNNER_TEMP || tmpdir())
-  out.redactor.add(credentialState.slice(0, credentialState.indexOf(':')))
-  state.setCredentials(credentialState)
   const ready = prepareSandbox({
     mode: settings.sandbox,
     workspace: ctx.workspace,
@@ -74,7 +70,6 @@ function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox
     runDir,
     saveState: state.setSandbox,
     passEnv: settings.passEnv,
-    credentialState,
     network: { mode: settings.network, allowed: settings.allowedDomains },
     memoryMiB: settings.memoryLimitMiB
   })
@@ -83,9 +78,8 @@ function prepare(ctx: AgentContext, runDir: string | undefined): Promise<Sandbox
 }
 
 /**
- * The run's sandbox and loop. The sandbox's set-up starts once the first model request is out (its
- * processes would otherwise compete with that request for the runner's two cores) and goes on
- * while the model thinks; the first command waits for it.
+ * The run's sandbox and loop. The sandbox is set up whole before the first model request: a set-up
+ * that fails ends the run with no request sent and no command run.
  */
 class Agent {
   readonly result: Promise<RunResult>
@@ -127,6 +121,16 @@ class Agent {
     const { settings, control, rec } = this.ctx
     const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
     await this.startConversation(contextBudgetTokens)
+    // The sandbox whole before the first model request: a set-up that fails stops the run here, before any
+    // request or command (SPEC "Secrets", Sandbox: it fails closed).
+    this.startSetup()
+    try {
+      this.sandbox = await untilAborted(this.prepared, control.signal)
+      rec.info.sandbox = this.sandbox.note
+    } catch (error) {
+      if (!control.signal.aborted) rec.info.sandbox = `${settings.sandbox}: not set up, the agent did not start`
+      return { ...rec.snapshot('the sandbox was not set up'), error: messageOf(error) }
+    }
     const { outputSchema } = settings
     // compiled at start (admit.ts): this is the same validator
     const validate = outputSchema ? await loadValidator(outputSchema) : undefined
@@ -236,7 +240,12 @@ class Agent {
     const budget = control.cleanupBudgetMs()
     if (!this.setupStarted) return // nothing was set up: no command ran
     try {
-      this.sandbox ??= await within(this.prepared, budget, undefined)
+      // a set-up that failed has nothing to put back (it cleaned up after itself) and was reported as the run's error
+      this.sandbox ??= await within(
+        this.prepared.catch(() => undefined),
+        budget,
+        undefined
+      )
       const sb = this.sandbox
       if (!sb) return
       rec.info.sandbox = sb.note
@@ -260,11 +269,16 @@ class Agent {
 
   // In a copy, the patch is computed inside the containment (its processes stopped, git as the sandbox user with a
   // git dir of its own) before the copy goes; nothing of it reaches the workspace but what the checks pass.
-  async handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>): Promise<T> {
+  async handBack<T>(fn: (where: { source: HandBackOptions['source'] }) => Promise<T>, noWork: T): Promise<T> {
     const sb = this.setupStarted
       ? (this.sandbox ??= await within(this.prepared, this.ctx.control.cleanupBudgetMs(), undefined).catch(() => undefined))
       : undefined
-    if (sb?.mode !== 'user') {
+    if (!sb) {
+      // no sandbox, no command: nothing of the agent's to hand back (the workspace's own changes are not its)
+      await this.release()
+      return noWork
+    }
+    if (sb.mode !== 'user') {
       await this.release()
       return fn({ source: { workdir: this.ctx.workspace, exec: withTrustedGit(localExec, this.ctx.git), inPlace: true } })
     }

@@ -47,5 +47,3 @@ export const setSandbox = (value: string): void => core.saveState('sandbox', val
 export const getSandbox = (): string => core.getState('sandbox')
 
 /** Where none mode keeps the git configs' original bytes (and the key to them), saved before they change. */
-export const setCredentials = (ref: string): void => core.saveState('credentials', ref)
-export const getCredentials = (): string => core.getState('credentials')

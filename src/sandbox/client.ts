@@ -2,7 +2,16 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import { PassThrough } from 'node:stream'
-import { FRAME, HEADER_BYTES, type ExecResult, type Exited, type Message, type Ready, type Request, type ServerConfig } from './protocol'
+import {
+  FRAME,
+  HEADER_BYTES,
+  type ExecResult,
+  type Exited,
+  type Message,
+  type Ready,
+  type Request,
+  type ServerConfig
+} from '../trusted/protocol'
 import type { Started } from '../environments/types'
 
 /** One running command, as runBash follows it. */
@@ -204,10 +213,14 @@ export class ServerClient {
     if (!(cmd?.exited && cmd.ended)) this.request({ op: 'forget', id })
   }
 
-  async exec(file: string, args: string[], o: { cwd?: string; input?: Buffer; env?: Record<string, string> } = {}): Promise<ExecResult> {
+  async exec(
+    file: string,
+    args: string[],
+    o: { cwd?: string; input?: Buffer; env?: Record<string, string>; asRoot?: boolean } = {}
+  ): Promise<ExecResult> {
     const out: Buffer[] = []
     const r = await this.ask(
-      id => ({ op: 'exec', id, file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64') }),
+      id => ({ op: 'exec', id, file, args, cwd: o.cwd, env: o.env, input: o.input?.toString('base64'), asRoot: o.asRoot }),
       id => this.execOut.set(id, out)
     )
     if ('error' in r) return { code: null, stdout: Buffer.alloc(0), stderr: r.error }

@@ -8,10 +8,11 @@
 // workspace, its .git, RUNNER_TEMP and the runner's files are never writable
 // by the agent. When the server ends, the kernel kills the whole namespace.
 //
-// none mode: the commands run as the runner user in the workspace, still in a
-// namespace when root or sudo allows it (the server drops to the runner user).
-// Without privileges, the server runs as a plain child and only the commands'
-// process trees can be killed: said in the report.
+// It fails closed: where any part of that cannot be had, SandboxUnavailable
+// stops the run before the agent starts (never a fallback to none).
+//
+// none mode: plain local execution as the runner user in the workspace
+// (environments/plain.ts): the environment allowlist, nothing else.
 //
 // State before change: what must be undone (the run folder, the namespace) is
 // saved through `saveState` before it is made, so the post step
@@ -19,12 +20,12 @@
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { existsSync, readlinkSync } from 'node:fs'
+import { readlinkSync } from 'node:fs'
 import { SandboxedEnvironment, type Sandbox } from '../environments/sandboxed'
 import { messageOf } from '../util'
 import type { Redactor } from '../report/redact'
 import { commandEnv } from './env'
-import type { ServerConfig } from './protocol'
+import type { ServerConfig } from '../trusted/protocol'
 import { startServer, withTimeout, type ServerClient } from './client'
 import {
   asRootArgv,
@@ -41,10 +42,11 @@ import {
 export { serverShell }
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { recoverAsRoot, type SavedState } from './recover'
-import { procStat } from './proc'
+import { procStat } from '../trusted/proc'
 
 export { recoverSandbox } from './recover'
-import { collectCredentials, hideCredentials, newCredentialState } from './credentials'
+import { collectCredentials } from './credentials'
+import { PlainEnvironment } from '../environments/plain'
 import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
@@ -64,8 +66,6 @@ export interface SandboxOptions {
   saveState?: (value: string) => void
   /** names of extra variables the commands may see (input pass-env) */
   passEnv?: string[]
-  /** where the git configs' original bytes are kept in none mode (newCredentialState), saved to the action's state first */
-  credentialState?: string
   /** the run folder (planWorkdir), so the prompt can name the copy before set-up ends */
   runDir?: string
   /** the sandbox user's name (default: the run's own, bash-agent-<8 hex>, made and removed by the run) */
@@ -116,33 +116,45 @@ interface Host {
   /** network namespaces can be made too (probed only for a user sandbox with network: allowlist) */
   netNamespaced: boolean
   launch: (config: ServerConfig) => ServerClient
-  baseState: () => SavedState | undefined
+  baseState: () => SavedState
   /** the node that runs as root: one nobody else could have changed */
   node: string
   /** a random word marking this run's namespace (and, without one, its commands' environment) */
   key: string
 }
 
-export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
-  // The copy holds no credential; the workspace's are still taught to the redactor (in none mode hideCredentials does it).
-  const found =
-    opts.mode === 'user' ? await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => []) : []
-  const host = await findHost(opts)
-  let userWhy = ''
-  if (opts.mode === 'user') {
-    const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'userdel', 'rm'].filter(n => !host.bins[n])
-    if (host.priv.kind === 'none') userWhy = host.priv.why
-    else if (!host.namespaced) userWhy = 'PID namespaces (unshare) are not available'
-    else if (missing.length) userWhy = `${missing.join(', ')} not found`
-    else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) userWhy = 'network namespaces (unshare --net) are not available'
-    if (!userWhy) {
-      const made = await prepareUser(host, found)
-      if (typeof made !== 'string') return made
-      userWhy = made
-    }
-    opts.log(`Sandbox: the user sandbox is unavailable (${userWhy}); commands run as the runner user (sandbox: none).`)
+/**
+ * A sandbox set up failed: the run stops before the agent starts (no model request, no command). The message
+ * says what was missing and that `sandbox: none` runs the agent uncontained.
+ */
+export class SandboxUnavailable extends Error {
+  constructor(readonly why: string) {
+    super(
+      `the user sandbox could not be set up (${why}), so the agent did not start. \`sandbox: none\` runs the agent uncontained, as the runner user with everything it can read (the job's token and key included): for trusted repositories only.`
+    )
   }
-  return prepareNone(host, userWhy)
+}
+
+export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  if (opts.mode === 'none') {
+    opts.log('Sandbox: none; the commands run as the runner user in the workspace, not contained.')
+    const env = envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace })
+    return new PlainEnvironment(opts.workspace, env, readWorkspaceGit(opts.workspace)?.baseSha)
+  }
+  // The copy holds no credential; the workspace's are still taught to the redactor.
+  const found = await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => [])
+  const host = await findHost(opts).catch((e: unknown) => {
+    throw new SandboxUnavailable(messageOf(e))
+  })
+  const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'userdel', 'rm', 'unshare'].filter(n => !host.bins[n])
+  let why = ''
+  if (process.platform !== 'linux') why = `it needs Linux, and this is ${process.platform}`
+  else if (host.priv.kind === 'none') why = host.priv.why
+  else if (!host.namespaced) why = 'PID namespaces (unshare) are not available'
+  else if (missing.length) why = `${missing.join(', ')} not found`
+  else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) why = 'network namespaces (unshare --net) are not available'
+  if (why) throw new SandboxUnavailable(why)
+  return prepareUser(host, found)
 }
 
 async function findHost(opts: SandboxOptions): Promise<Host> {
@@ -170,38 +182,30 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     if (p) bins[name] = p
   }
   const priv = await findPrivilege(opts.env.PATH, opts.workspace, opts.privilege)
+  if (priv.kind === 'none') throw new Error(priv.why)
   // run as root (the server, the recovery helper): only a node nobody else could have changed
-  const node = priv.kind === 'none' ? process.execPath : trustedFile(process.execPath, avoid)
+  const node = trustedFile(process.execPath, avoid)
   if (!node) throw new Error(`the node running the action (${process.execPath}) is in a folder others can change; it is not run as root`)
   // the server's own bundle, from the action's folder: never a file the agent could change
   const bundle = serverBundle()
-  const server = priv.kind === 'none' ? (existsSync(bundle) ? bundle : undefined) : trustedFile(bundle, avoid)
+  const server = trustedFile(bundle, avoid)
   if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
   const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
   if (sudo) bins.sudo = sudo
   const { namespaced, netNamespaced } = await namespaces(opts, priv, bins)
   const key = randomBytes(16).toString('hex')
-  const launch = (config: ServerConfig): ServerClient => {
-    const argv = namespaced
-      ? asRootArgv(priv, [...unshareArgs(bins.unshare, config.net), ...serverShell(bins.bash), node])
-      : priv.kind === 'none'
-        ? [node]
-        : asRootArgv(priv, [node])
-    return startServer(argv, server, { ...config, runKey: namespaced ? undefined : key }, key)
-  }
-  const baseState = (): SavedState | undefined =>
-    priv.kind === 'none'
-      ? undefined
-      : {
-          v: 1,
-          priv: priv.kind,
-          sudo: priv.kind === 'sudo' ? priv.sudo : undefined,
-          node,
-          server,
-          rm: bins.rm ?? '/bin/rm',
-          userdel: bins.userdel,
-          key
-        }
+  const launch = (config: ServerConfig): ServerClient =>
+    startServer(asRootArgv(priv, [...unshareArgs(bins.unshare, config.net), ...serverShell(bins.bash), node]), server, config, key)
+  const baseState = (): SavedState => ({
+    v: 1,
+    priv: priv.kind,
+    sudo: priv.kind === 'sudo' ? priv.sudo : undefined,
+    node,
+    server,
+    rm: bins.rm ?? '/bin/rm',
+    userdel: bins.userdel,
+    key
+  })
   const save = opts.saveState ?? (() => undefined)
   return { opts, log: opts.log, save, bins, priv, node, namespaced, netNamespaced, launch, baseState, key }
 }
@@ -253,7 +257,6 @@ function userServerConfig(
 ): ServerConfig {
   const { opts } = host
   return {
-    mode: 'user',
     user: o.user,
     newUser: !opts.user,
     powerfulGroups: POWERFUL_GROUPS,
@@ -275,8 +278,8 @@ function userServerConfig(
   }
 }
 
-/** The user sandbox, or why it could not be had (when falling back to none is safe). */
-async function prepareUser(host: Host, found: string[]): Promise<Sandbox | string> {
+/** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
+async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
@@ -286,8 +289,8 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
   for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const user = opts.user ?? newRunUser()
-  const cgroup = planCgroup(runDir)
-  const state = { ...(host.baseState() as SavedState), runDir, user, cgroup }
+  const cgroup = planCgroup()
+  const state = { ...host.baseState(), runDir, user, cgroup }
   save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
   const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup, withhold }))
   try {
@@ -297,8 +300,9 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     log(
       `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}, ${opts.user ? 'given' : "this run's own, removed when it ends"}) in its own copy of the workspace (${how}), ${ready.workdir}.`
     )
-    if (ready.copyProblem) log(`Sandbox: ${ready.copyProblem}`)
-    for (const p of ready.viewProblems ?? []) log(`Sandbox: ${p}`)
+    // a part of the view that could not be made is no sandbox (fail closed)
+    const parts = [ready.copyProblem, ...(ready.viewProblems ?? []), ready.netProblem].filter((p): p is string => !!p)
+    if (parts.length) throw new Error(parts.join('; '))
     if (ready.memoryNote) log(`Sandbox: ${ready.memoryNote}.`)
     const proxy = await networkOf(host, ready, log)
     const env = envFor(opts.env, {
@@ -331,9 +335,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox | strin
     const r = await recoverAsRoot({ ...state, user: /already exists/.test(why) ? undefined : user }, 60_000)
     if (r.done) save('')
     else log(`Sandbox: ${r.problems.join('; ')}`)
-    // the server died (the step is being stopped?): no fallback that would change the workspace now
-    if (!(e as { refused?: boolean }).refused) throw new Error(`the user sandbox could not be set up: ${why}`)
-    return why
+    throw new SandboxUnavailable(why)
   }
 }
 
@@ -362,48 +364,4 @@ async function networkOf(
     `Network: the commands reach ${n.allowed.length ? `only ${n.allowed.join(', ')}` : 'no host (allowed-domains is empty)'}, through the run's proxy.`
   )
   return p
-}
-
-/** none: the workspace itself; the persisted git credentials are out of it while the agent runs. */
-async function prepareNone(host: Host, userWhy: string): Promise<Sandbox> {
-  const { opts, log, save, namespaced, priv } = host
-  let restoreCredentials = async (): Promise<string[]> => []
-  try {
-    const credentialState = opts.credentialState ?? newCredentialState(os.tmpdir())
-    restoreCredentials = (await hideCredentials(opts.workspace, opts.redactor, credentialState, log, { home: opts.env.HOME })).restore
-  } catch (e) {
-    log(`Git credentials: could not check the workspace git config (${messageOf(e)}).`)
-  }
-  const state = namespaced ? host.baseState() : undefined
-  if (state) save(JSON.stringify(state))
-  const me = os.userInfo()
-  const dropTo = priv.kind === 'sudo' ? { uid: me.uid, gid: me.gid, name: me.username } : undefined
-  const server = host.launch({ mode: 'none', workspace: opts.workspace, namespaced, dropTo, bins: host.bins })
-  let ns: string | undefined
-  let setupError: string | undefined
-  try {
-    ns = (await withTimeout(server.ready, 60_000)).ns
-    if (state) save(JSON.stringify({ ...state, ns }))
-  } catch (e) {
-    setupError = messageOf(e)
-  }
-  const why = userWhy ? `user sandbox unavailable: ${userWhy}` : ''
-  const contained = namespaced ? '' : 'processes contained by process group only'
-  const note = `none${why || contained ? ` (${[why, contained].filter(Boolean).join('; ')})` : ''}`
-  if (!userWhy) log(`Sandbox: none; commands run as the runner user in the workspace${namespaced ? ', in their own PID namespace' : ''}.`)
-  const runKey = namespaced ? undefined : host.key
-  const env = {
-    ...envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace }),
-    ...(runKey ? { BASH_AGENT_RUN: runKey } : {})
-  }
-  const sandbox = new SandboxedEnvironment({
-    ...{ mode: 'none', note, workdir: opts.workspace, baseSha: readWorkspaceGit(opts.workspace)?.baseSha, env, server },
-    ...{ state: state ? { ...state, ns } : undefined, save, namespaced, priv, restore: restoreCredentials },
-    proxy: { contained: false, why: 'sandbox: none' }
-  })
-  if (setupError) {
-    const problems = await sandbox.release()
-    throw new Error([setupError, ...problems].join('; '))
-  }
-  return sandbox
 }

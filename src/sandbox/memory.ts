@@ -1,9 +1,9 @@
 // How much memory the agent may use in `user` mode, and where its cgroup goes:
 // planned here, before the command server makes it (server-memory.ts), so the
 // post step can remove it whatever moment the main step died at.
-import { existsSync, readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
 import type { CommandRecord } from '../types'
 
 const MIB = 1024 * 1024
@@ -18,25 +18,17 @@ export function memoryBytes(mib?: number): number {
 export const AGENT_CGROUP = /^\/sys\/fs\/cgroup\/(?:(?!\.\.?\/)[\w.:@-]+\/)*bash-agent-[0-9a-f]{32}$/
 
 /**
- * Where the run's cgroup goes: under a parent of the runs' own at the root of cgroup v2 (a cgroup that
- * holds processes, like ours, may not pass the memory controller on), beside our own cgroup in v1's memory
- * hierarchy. Undefined where neither is mounted.
+ * Where the run's cgroup goes: never under the action's own cgroup (where that has a limit, as a runner
+ * service's or a container's, the agent's use would count against it and kill the action), but at the top of
+ * the hierarchy: under a parent of the runs' own in cgroup v2 (a cgroup that holds processes may not pass the
+ * memory controller on), at the root of v1's memory hierarchy. Its name is random and names nothing else of the
+ * run (the cgroup tree is world-readable). Undefined where neither is mounted: the set-up then fails.
  */
-export function planCgroup(runDir: string): string | undefined {
-  const name = `bash-agent-${path.basename(runDir)}`
+export function planCgroup(): string | undefined {
+  const name = `bash-agent-${randomBytes(16).toString('hex')}`
   if (existsSync('/sys/fs/cgroup/cgroup.controllers')) return `/sys/fs/cgroup/bash-agent/${name}`
   if (!existsSync('/sys/fs/cgroup/memory/cgroup.procs')) return undefined
-  let own: string | undefined
-  try {
-    const line = readFileSync('/proc/self/cgroup', 'utf8')
-      .split('\n')
-      .find(l => (l.split(':')[1] ?? '').split(',').includes('memory'))
-    own = line?.split(':').slice(2).join(':')
-  } catch {
-    return undefined
-  }
-  const planned = own ? path.join('/sys/fs/cgroup/memory', own, name) : undefined
-  return planned && AGENT_CGROUP.test(planned) ? planned : undefined
+  return `/sys/fs/cgroup/memory/${name}`
 }
 
 /** A command during which the kernel killed a process of the agent's cgroup for memory: the record says so. */

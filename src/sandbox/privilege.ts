@@ -79,13 +79,14 @@ export function trustedDir(dir: string): boolean {
 }
 
 /**
- * The command server's bundle beside the running action: dist/server/index.js next to dist/index.js
- * (from src/, as in the tests, the built one of this checkout).
+ * The one bundle that runs as root (src/trusted/: the command server, the proxy, recovery) beside the
+ * running action: dist/trusted/index.js next to dist/index.js (from src/, as in the tests, the built one of
+ * this checkout).
  */
 export function serverBundle(): string {
   const here = fileURLToPath(import.meta.url)
   const dist = here.endsWith('.ts') ? path.join(path.dirname(here), '..', '..', 'dist') : path.dirname(here)
-  return path.join(dist, 'server', 'index.js')
+  return path.join(dist, 'trusted', 'index.js')
 }
 
 /** Exit code of a quiet program (null when it could not run or took too long). */

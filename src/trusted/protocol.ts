@@ -42,8 +42,13 @@ export type Request =
   | { op: 'kill'; id: number }
   /** nothing more of a command is wanted */
   | { op: 'forget'; id: number }
-  /** one program, no shell; `input` in base64 */
-  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string }
+  /**
+   * one program, no shell; `input` in base64. As the sandbox user, or with `asRoot` as root in the server's
+   * namespaces: how the action reads the overlay's upper layer (`upper`), which only root can (the hand-back
+   * lists it: `find <upper> -printf ...`; a whiteout is a character device 0/0, an opaque folder carries the
+   * xattr trusted.overlay.opaque=y). Only the action sends requests: the agent never reaches this pipe.
+   */
+  | { op: 'exec'; id: number; file: string; args: string[]; cwd?: string; env?: Record<string, string>; input?: string; asRoot?: boolean }
   /** kill every process of the run and verify it */
   | { op: 'stop'; id: number }
   /**
@@ -105,7 +110,6 @@ export type Exited =
   | Failure
 
 export interface ServerConfig {
-  mode: 'user' | 'none'
   /** the sandbox user's name (user mode) */
   user?: string
   /** the user is the run's own: it must not exist yet */
@@ -122,16 +126,14 @@ export interface ServerConfig {
   objects?: string
   /** the commit checked out in the workspace */
   baseSha?: string
+  /** workspace-relative paths of files that must not be in the copy (they hold a secret the action knows): whiteouts in the upper layer */
+  withhold?: string[]
   /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
   credentialFiles?: string[]
   /** remote URLs to copy into the copy's config (credentials already taken out) */
   remotes?: Array<[string, string]>
-  /** drop to this user before serving (none mode through sudo: commands run as the runner user) */
-  dropTo?: { uid: number; gid: number; name: string }
   /** whether the server is pid 1's child in its own namespace (private /proc) */
   namespaced: boolean
-  /** without a namespace: the value of BASH_AGENT_RUN in every command's environment, to find what they left by */
-  runKey?: string
   /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
   hide?: string[]
   /** folders brought back when under a hidden place (the tool cache) */
@@ -144,6 +146,4 @@ export interface ServerConfig {
   cgroup?: string
   /** programs resolved by the action before the agent ran */
   bins: Record<string, string>
-  /** files of the workspace (relative) holding a secret the action knows: not in the copy (sandbox/secret-files.ts) */
-  withhold?: string[]
 }

@@ -4,11 +4,12 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import netM from 'node:net'
 import type { ServerConfig } from './protocol'
-import { firstLine, must, quietEnv, run } from './server-exec'
-import { runMemory } from './server-memory'
-import { cleanConfig } from './server-gitconfig'
-import { GIT_MALLOC_ENV } from './git-add'
-import { snapshotUpper } from './server-upper'
+import { firstLine, must, quietEnv, run } from './exec'
+import { runMemory } from './memory'
+import { cleanConfig } from './gitconfig'
+/** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
+const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
+import { snapshotUpper } from './upper'
 
 export interface CopyInfo {
   workdir: string
@@ -20,7 +21,7 @@ export interface CopyInfo {
   /** how the copy was made: `overlay` (nothing copied; what the agent changes is written beside the workspace) or `copy` */
   kind: 'overlay' | 'copy'
   copyProblem?: string
-  /** the overlay's upper layer (what the agent writes), with how set-up left it (server-upper.ts) */
+  /** the overlay's upper layer (what the agent writes), with how set-up left it (upper.ts) */
   upper?: string
   upperSnapshot?: Set<string>
 }
@@ -97,6 +98,7 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   const why = await overlayCopy(cfg, runDir, workdir)
   const kind = why === undefined ? 'overlay' : 'copy'
   let copyProblem = kind === 'copy' ? await plainCopy(cfg, workdir) : undefined
+  if (kind === 'copy') for (const rel of withheld(cfg, workdir)) fs.rmSync(pathM.join(workdir, rel), { force: true })
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
   await stripNested(cfg, workdir)
   await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
@@ -144,7 +146,20 @@ export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: st
     () => run(b.mount, ['--bind', lower, neutral]),
     async () => {
       for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
-      // the workspace's .git is not part of the copy: a whiteout hides it
+      // the workspace's .git is not part of the copy, nor the files withheld (they hold a secret): whiteouts hide them
+      for (const rel of withheld(cfg, lower)) {
+        const parts = rel.split('/')
+        for (let i = 1; i < parts.length; i++) {
+          // the parent folders as in the workspace (an upper folder's owner and mode are the merged one's)
+          const d = parts.slice(0, i).join('/')
+          const st = fs.statSync(pathM.join(lower, d))
+          fs.mkdirSync(pathM.join(upper, d), { recursive: true })
+          fs.chownSync(pathM.join(upper, d), st.uid, st.gid)
+          fs.chmodSync(pathM.join(upper, d), st.mode & 0o7777)
+        }
+        const w = await run(b.mknod, [pathM.join(upper, rel), 'c', '0', '0'])
+        if (w.code !== 0) return w
+      }
       return run(b.mknod, [pathM.join(upper, '.git'), 'c', '0', '0'])
     },
     () =>
@@ -173,6 +188,31 @@ export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: st
     return (r.stderr.trim() || `exit ${r.code}`).split('\n')[0]
   }
   return undefined
+}
+
+/**
+ * The files to withhold (cfg.withhold, workspace-relative) that are in `root`, each reached through real
+ * folders only (lstat, no symlink followed: a link among the parents could point anywhere); one that cannot
+ * be checked is an error (the run stops rather than hand over a secret).
+ */
+function withheld(cfg: ServerConfig, root: string): string[] {
+  const out: string[] = []
+  for (const rel of cfg.withhold ?? []) {
+    const parts = rel.split('/')
+    if (pathM.isAbsolute(rel) || parts.some(p => !p || p === '.' || p === '..' || p === '.git'))
+      throw new Error(`cannot withhold ${JSON.stringify(rel)}`)
+    let at = root
+    let there = true
+    for (const [i, p] of parts.entries()) {
+      at = pathM.join(at, p)
+      const st = fs.lstatSync(at, { throwIfNoEntry: false })
+      if (!st) there = false
+      else if (i < parts.length - 1 && !st.isDirectory()) throw new Error(`cannot withhold ${rel}: a parent is not a folder`)
+      if (!there) break
+    }
+    if (there) out.push(rel)
+  }
+  return out
 }
 
 /** The copy as files: GNU cp never follows symlinks in the source (-a implies -P); blocks shared where the file system can. */

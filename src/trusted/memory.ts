@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import type { Writable } from 'node:stream'
 import type { ServerConfig } from './protocol'
-import { must } from './server-exec'
+import { must } from './exec'
 
 /** What the server keeps of the agent's cgroup: where to put a command, where to count its OOM kills. */
 export interface AgentCgroup {
@@ -62,10 +62,10 @@ export async function agentCgroup(cfg: ServerConfig): Promise<AgentCgroup & { ke
   const at = cfg.cgroup
   const mib = Math.floor((cfg.memory ?? 0) / 1048576)
   const files = Math.floor(((cfg.memory ?? 0) * 3) / 4 / 1048576)
-  const none = (why: string) => ({
-    keep: [],
-    note: `the commands have no memory limit of their own (${why}); their temporary files may use ${files} MiB`
-  })
+  // a limit always applies (memory-limit, else half the machine): no cgroup for it is a set-up failure (fail closed)
+  const none = (why: string): never => {
+    throw new Error(`the commands' memory could not be limited (${why})`)
+  }
   if (!at || !cfg.memory) return none('no cgroup memory controller here')
   const v2 = fs.existsSync('/sys/fs/cgroup/cgroup.controllers')
   const write = (file: string, value: string, optional = false) => {

@@ -122,19 +122,6 @@ export function nsMembers(ns: string): number[] {
   })
 }
 
-/** The processes whose environment holds `entry` (NAME=value), but us. */
-export function withEnvEntry(entry: string): number[] {
-  const needle = Buffer.from(`\0${entry}\0`)
-  return pids().filter(p => {
-    if (p === process.pid) return false
-    try {
-      return Buffer.concat([Buffer.from([0]), readProc(`/proc/${p}/environ`)]).includes(needle)
-    } catch {
-      return false // gone, or not ours
-    }
-  })
-}
-
 /** The processes with `uid` among their real, effective, saved or file-system uids. */
 export function withUid(uid: number): number[] {
   return pids().filter(p => {

@@ -3,7 +3,7 @@
 // (the copy handed over, credentials cleaned): a snapshot taken once set-up is
 // done marks each entry as it was then, by its change time, which the agent
 // cannot set back; an entry whose ctime differs, or that is new, is `fresh`.
-import { run } from './server-exec'
+import { run } from './exec'
 import type { ExecResult } from './protocol'
 
 /** `find` over the layer: type, ctime and path of every entry, no `.git` (never handed back). */

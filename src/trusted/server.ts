@@ -2,17 +2,14 @@
 //
 // It is started once per run, as root (directly or through `sudo -n`) inside a
 // new PID and mount namespace (`unshare --pid --fork --kill-child --mount-proc`,
-// with bash as the namespace's init, which reaps orphans), or, where that is
-// impossible, as a plain child of the action. It reads its configuration and
+// with bash as the namespace's init, which reaps orphans). It reads its configuration and
 // then requests as JSON lines on stdin, and answers with binary frames on
 // stdout. It sets up the sandbox (the user, the agent's own copy, private
-// /tmp), then spawns every command (as the sandbox user in `user` mode) in
+// /tmp), then spawns every command as the sandbox user in
 // its own process group. When it exits, the kernel kills every process of the
 // namespace: nothing a command started outlives the run.
 //
-// It is its own bundle (dist/server/index.js, from server-main.ts), run from
-// the action's own folder after the file and the node running it passed the
-// trusted-file check (privilege.ts).
+// It is part of the root bundle (dist/trusted/index.js serve, from index.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readlinkSync } from 'node:fs'
 import pathM from 'node:path'
@@ -28,11 +25,11 @@ import {
   type ServerConfig,
   type SetUpInfo
 } from './protocol'
-import { killTree, living, pids, signal, withEnvEntry } from './proc'
-import { quietEnv, run } from './server-exec'
-import { buildCopy, ensureUser, netBridge, readOnlyView } from './server-setup'
-import { listUpper } from './server-upper'
-import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './server-memory'
+import { killTree, living, pids, signal } from './proc'
+import { quietEnv, run } from './exec'
+import { buildCopy, ensureUser, netBridge, readOnlyView } from './setup'
+import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
+import { listUpper } from './upper'
 
 type Ids = { uid: number; gid: number }
 
@@ -113,7 +110,7 @@ class CommandServer {
   private account: Ids | undefined
   private workdir = ''
   private cgroup: AgentCgroup = {}
-  /** the upper layer and how set-up left it (server-upper.ts) */
+  /** the upper layer and how set-up left it (upper.ts) */
   private upper: { path: string; snapshot: Set<string> } | undefined
   private ready: Promise<void> | undefined
   private readonly children = new Map<number, ChildProcess>()
@@ -139,7 +136,7 @@ class CommandServer {
       // no /proc
     }
     try {
-      const info = cfg.mode === 'none' ? setUpNone(cfg) : await this.setUpUser(cfg)
+      const info = await this.setUpUser(cfg)
       this.workdir = info.workdir
       this.out.send(0, { type: 'ready', ns, pid: process.pid, ...info })
     } catch (e) {
@@ -245,7 +242,7 @@ class CommandServer {
       cwd: req.cwd ?? this.workdir,
       env: req.env ?? quietEnv,
       input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
-      ids: this.ids(),
+      ids: req.asRoot ? undefined : this.ids(),
       // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
       onStdout: d => this.out.data(FRAME.execOut, req.id, d)
     })
@@ -264,7 +261,6 @@ class CommandServer {
   /** Kill everything in the namespace but us; in a namespace that is kill(-1) until /proc shows nobody. */
   async stopAll(): Promise<{ ok: boolean; detail?: string }> {
     for (const c of this.children.values()) if (c.pid) killTree(c.pid)
-    if (!this.cfg?.namespaced) return stopByKey(this.cfg?.runKey)
     for (let round = 0; round < 200; round++) {
       if (others().length === 0) return { ok: true }
       signal(-1)
@@ -278,34 +274,6 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 
 /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
 const others = (): number[] => pids().filter(p => p !== process.pid && p !== 1 && living(p))
-
-/** Without a namespace, best effort: what still carries the run's key in its environment (env -i escapes it). */
-async function stopByKey(runKey: string | undefined): Promise<{ ok: boolean; detail?: string }> {
-  // done after three empty looks in a row: a process in the middle of an exec shows no environment for a moment
-  // (a shell exec-ing itself in a loop was missed by ~30% of single looks)
-  for (let round = 0, empty = 0; runKey && round < 20 && empty < 3; round++) {
-    const found = withEnvEntry(`BASH_AGENT_RUN=${runKey}`)
-    empty = found.length ? 0 : empty + 1
-    for (const p of found) signal(p)
-    await sleep(10)
-  }
-  return {
-    ok: false,
-    detail: "no PID namespace here: the commands' process trees were killed, but what detached from them could not be verified gone"
-  }
-}
-
-function setUpNone(cfg: ServerConfig): SetUpInfo {
-  if (cfg.dropTo) {
-    // the runner user keeps its groups (docker...), as outside the sandbox
-    const p: { initgroups?: (u: string, g: number) => void; setgid?: (g: number) => void; setuid?: (u: number) => void } = process
-    if (!p.initgroups || !p.setgid || !p.setuid) throw new Error('no way to drop to the runner user here')
-    p.initgroups(cfg.dropTo.name, cfg.dropTo.gid)
-    p.setgid(cfg.dropTo.gid)
-    p.setuid(cfg.dropTo.uid)
-  }
-  return { workdir: cfg.workspace }
-}
 
 /** user mode: the copy, the network's bridge, the run's memory, the read-only view, the process limit. */
 async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup; upperSnapshot?: Set<string> }> {
