@@ -3,7 +3,7 @@
 // never run outside the sandbox and the folders stay as they were after the main and the post step; a fork
 // bomb in one run leaves another run at the same time to finish normally.
 import { afterAll, describe, expect, test } from '@jest/globals'
-import { copyFileSync, readdirSync, readFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readdirSync, readFileSync, chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
@@ -121,7 +121,7 @@ describe.each(KINDS)('planted programs ($name)', kind => {
     expect(readdirSync(marks)).toEqual([])
   }, 400_000)
 
-  test("a workspace folder an earlier step put on PATH: the agent's bin/git lands there but the action never runs it", async () => {
+  test("a workspace folder an earlier step put on PATH: the agent's bin/git is held back and never run", async () => {
     const marks = hostDir(0o1777)
     const ws = mkdtempSync(path.join(os.tmpdir(), 'attacks-ws-'))
     made.push(ws)
@@ -142,7 +142,8 @@ describe.each(KINDS)('planted programs ($name)', kind => {
     })
     expect(r.run.code).toBe(0)
     expect(results(r)[0]).toBe('planted')
-    expect(readFileSync(path.join(ws, 'bin', 'git'), 'utf8')).toContain(marks) // handed back: it is the agent's work
+    // held back: a file landing in a workspace folder on the job's PATH never reaches the workspace (SPEC "Checked")
+    expect(existsSync(path.join(ws, 'bin', 'git'))).toBe(false)
     await post(kind, r.run)
     expect(readdirSync(marks)).toEqual([])
   }, 400_000)

@@ -304,11 +304,9 @@ describe('user mode', () => {
     git(workspace, 'init', '-q', '--separate-git-dir=deps/.sepgit', 'deps/sep')
     git(path.join(workspace, 'deps', 'sep'), 'config', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${b64(`x:${sep}`)}`)
     const s = await prepare(options({ workspace }))
-    const r = await sh(
-      s,
-      `grep -r -a -l -e '${bare}' -e '${b64(`x:${sep}`)}' -e extraheader . | wc -l; git -C cache/mirror.git remote get-url origin`
-    )
-    expect(r.output).toBe('0\nhttps://github.com/o/r')
+    const r = await sh(s, `grep -r -a -l -e '${bare}' -e '${b64(`x:${sep}`)}' -e extraheader . | wc -l`)
+    // a config holding a credential the action knows is not given at all (secret-files.ts), or given cleaned
+    expect(r.output).toBe('0')
     expect(await release(s)).toEqual([])
   })
 

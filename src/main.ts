@@ -67,14 +67,8 @@ export async function main(): Promise<void> {
     { kind: 'no-repository' } as ChangesReport
   )
   rec.close(result)
-  const ended = await endThread(thread, result, {
-    changes,
-    base,
-    out,
-    cancelled: control.signalAt !== undefined,
-    startedAt,
-    model: settings.model
-  })
+  const cancelled = control.signalAt !== undefined
+  const ended = await endThread(thread, result, { changes, base, out, cancelled, startedAt, model: settings.model })
   setMarker(ended.marker)
   const shown = { ...result, stoppedBy: ended.stoppedBy, messages: thread.ownMessages(result.messages) }
   await finish(shown, { ...meta(), changes }, { out, github, control, thread: task.thread, transcript })

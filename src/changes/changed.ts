@@ -281,6 +281,26 @@ async function ignoredOf(exec: Exec, env: Record<string, string>, config: string
   return new Set(splitNul(r.stdout).map(b => b.toString('latin1')))
 }
 
+type ScratchRepo = Awaited<ReturnType<typeof newScratchRepository>>['repo']
+
+/** What check-ignore needs of safeGit's environment, on either side. */
+function checkIgnoreEnv(pathEnv: string, repo: ScratchRepo, workTree: string): Record<string, string> {
+  return {
+    PATH: pathEnv,
+    HOME: repo.home,
+    XDG_CONFIG_HOME: repo.home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_DIR: repo.gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_INDEX_FILE: repo.index
+  }
+}
+
+const IGNORE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.excludesFile=/dev/null']
+
 /** The changes as patch.ts computes them, comparing only the upper layer's paths. */
 export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPatch & { compared: number }> {
   const pathEnv = o.path ?? process.env.PATH ?? '/usr/bin:/bin'
@@ -291,20 +311,8 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     const gitA = safeGit(o.localExec, a.repo, o.workspace, pathEnv)
     b = await newScratchRepository(bfs, join(o.tmpDir, 'bash-agent-patch-'), [])
     const gitB = safeGit(o.exec, b.repo, o.workdir, pathEnv)
-    // what check-ignore needs of safeGit's environment, on each side
-    const envOf = (repo: typeof a.repo, workTree: string) => ({
-      PATH: pathEnv,
-      HOME: repo.home,
-      XDG_CONFIG_HOME: repo.home,
-      LC_ALL: 'C',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_ATTR_NOSYSTEM: '1',
-      GIT_DIR: repo.gitDir,
-      GIT_WORK_TREE: workTree,
-      GIT_INDEX_FILE: repo.index
-    })
-    const ignoreConfig = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.excludesFile=/dev/null']
+    const envOf = (repo: ScratchRepo, workTree: string) => checkIgnoreEnv(pathEnv, repo, workTree)
+    const ignoreConfig = IGNORE_CONFIG
     const envB = envOf(b.repo, o.workdir)
 
     const end: Types = new Map()
@@ -340,17 +348,12 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     ]
     if (lines.length) await gitA(['update-index', '--add', '--replace', '-z', '--index-info'], Buffer.from(lines.join(''), 'latin1'))
 
+    const why = 'a nested git repository (its files are not handed back)'
     const heldBack: HeldBack[] = [...e.nested]
       .filter(p => !ignoredEnd.has(p))
-      .map(p => ({
-        path: Buffer.from(p, 'latin1').toString('utf8'),
-        why: 'a nested git repository (its files are not handed back)'
-      }))
-    const computed = await checkedRounds(gitA, against, heldBack, {
-      baseSha: o.baseSha,
-      containsSecret: o.containsSecret,
-      treeChecks: o.treeChecks
-    })
+      .map(p => ({ path: Buffer.from(p, 'latin1').toString('utf8'), why }))
+    const { baseSha, containsSecret, treeChecks } = o
+    const computed = await checkedRounds(gitA, against, heldBack, { baseSha, containsSecret, treeChecks })
     if (o.carried) computed.carried = await carriedPart(gitA, startTree, against, o.containsSecret, o.treeChecks)
     return { ...computed, compared: paths.size }
   } finally {

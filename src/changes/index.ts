@@ -133,38 +133,7 @@ export async function handBack(o: HandBackOptions): Promise<ChangesReport> {
   }
   let computed
   try {
-    const src = o.source
-    computed = src.upper
-      ? await computeChangedPatch({
-          workspace: o.workspace,
-          localExec: src.upper.localExec,
-          workdir: src.workdir,
-          exec: src.exec,
-          scratch: src.scratch,
-          tmpDir: src.tmpDir ?? o.patchDir,
-          localTmpDir: o.patchDir,
-          path: src.path,
-          baseSha: o.base?.sha ?? '',
-          baseObjects: o.base?.objects ?? '',
-          upper: await src.upper.list(),
-          carried: src.carried,
-          containsSecret: o.containsSecret,
-          treeChecks: checksOfTree(o)
-        })
-      : await computePatch({
-          workdir: src.workdir,
-          baseSha: o.base?.sha ?? '',
-          baseObjects: src.start?.objects ?? o.base?.objects ?? '',
-          diffBase: src.start?.tree,
-          exec: src.exec,
-          containsSecret: o.containsSecret,
-          tmpDir: src.tmpDir ?? o.patchDir,
-          scratch: src.scratch,
-          path: src.path,
-          // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
-          carried: src.start?.tree ? src.carried : undefined,
-          treeChecks: checksOfTree(o)
-        })
+    computed = await computeFor(o)
   } catch (e) {
     warn(`Changes: could not compute the agent's changes: ${messageOf(e)}`)
     return { kind: 'failed', why: messageOf(e) }
@@ -271,3 +240,39 @@ export function setChangesOutputs(r: ChangesReport | undefined, redact: (s: stri
 export { localExec, type Exec } from './exec'
 export { execScratch, type ScratchFs } from './patch'
 export { parseUpper, type UpperEntry } from './changed'
+
+/** The agent's changes: from the overlay's upper layer when there is one (changed.ts), else the whole tree (patch.ts). */
+async function computeFor(o: HandBackOptions): Promise<ComputedPatch & { compared?: number }> {
+  const src = o.source
+  return src.upper
+    ? await computeChangedPatch({
+        workspace: o.workspace,
+        localExec: src.upper.localExec,
+        workdir: src.workdir,
+        exec: src.exec,
+        scratch: src.scratch,
+        tmpDir: src.tmpDir ?? o.patchDir,
+        localTmpDir: o.patchDir,
+        path: src.path,
+        baseSha: o.base?.sha ?? '',
+        baseObjects: o.base?.objects ?? '',
+        upper: await src.upper.list(),
+        carried: src.carried,
+        containsSecret: o.containsSecret,
+        treeChecks: checksOfTree(o)
+      })
+    : computePatch({
+        workdir: src.workdir,
+        baseSha: o.base?.sha ?? '',
+        baseObjects: src.start?.objects ?? o.base?.objects ?? '',
+        diffBase: src.start?.tree,
+        exec: src.exec,
+        containsSecret: o.containsSecret,
+        tmpDir: src.tmpDir ?? o.patchDir,
+        scratch: src.scratch,
+        path: src.path,
+        // the carried patch counts only where the copy's start is the baseline; in place, the base commit holds it
+        carried: src.start?.tree ? src.carried : undefined,
+        treeChecks: checksOfTree(o)
+      })
+}
