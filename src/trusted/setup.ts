@@ -102,7 +102,7 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
   await stripNested(cfg, workdir)
   await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
-  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir).catch((e: Error) => {
+  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir, kind === 'overlay' && !!b.find).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
     return { startTree: '', startObjects: '' }
@@ -230,8 +230,16 @@ export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<str
   return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
 }
 
-/** The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at start. */
-export async function freshGit(cfg: ServerConfig, runDir: string, workdir: string): Promise<{ startTree: string; startObjects: string }> {
+/**
+ * The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at
+ * start, but for an overlay (`viaUpper`): its hand-back reads the upper layer, so no store of the whole copy is made.
+ */
+export async function freshGit(
+  cfg: ServerConfig,
+  runDir: string,
+  workdir: string,
+  viaUpper = false
+): Promise<{ startTree: string; startObjects: string }> {
   const b = cfg.bins
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
   const git = (args: string[], env: Record<string, string> = {}) =>
@@ -266,8 +274,23 @@ export async function freshGit(cfg: ServerConfig, runDir: string, workdir: strin
   for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
   if (cfg.baseSha) {
     fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
-    await git(['read-tree', cfg.baseSha])
+    // an overlay shows the workspace's own files: its index (unless split) keeps their stat data, so `git status` need
+    // not rehash them; `read-tree -m` keeps it for the entries the commit has. The ownership the copy shows differs
+    // from the workspace's (and a chown changes ctime): only size and mtime are checked.
+    const wsGit = pathM.join(cfg.workspace, '.git')
+    const wsIndex = pathM.join(wsGit, 'index')
+    const reuse = viaUpper && fs.lstatSync(wsIndex, { throwIfNoEntry: false })?.isFile()
+    if (reuse && !fs.readdirSync(wsGit).some(n => n.startsWith('sharedindex.'))) {
+      fs.copyFileSync(wsIndex, pathM.join(dotGit, 'index'))
+      const st = fs.statSync(wsIndex) // its time as the workspace's: entries newer than it stay "racy" (rehashed)
+      fs.utimesSync(pathM.join(dotGit, 'index'), st.atime, st.mtime)
+    }
+    await git(['config', '--local', 'core.checkStat', 'minimal'])
+    await git(['config', '--local', 'core.trustctime', 'false'])
+    const base = cfg.baseSha
+    await git(['read-tree', '-m', base]).catch(() => git(['read-tree', base]))
   }
+  if (viaUpper) return { startTree: '', startObjects: '' }
   // The state the agent starts from, to compute its changes against: its objects in a store of root's (readable,
   // not writable, by the agent), never the copy's .git, where the agent could forge the start under its name.
   const startIndex = pathM.join(runDir, 'start-index')
