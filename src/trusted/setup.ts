@@ -113,27 +113,10 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder; on an overlay a
   // path something else removes from the workspace meanwhile is no failure
   // with the workspace idmapped to the sandbox user, only what set-up wrote in the upper layer is handed over
-  const mine =
-    kind === 'overlay' && !idmap.note
-      ? await run(b.find, ['-P', pathM.join(runDir, 'layers', 'upper'), '-mindepth', '1', '!', '-type', 'c', '-printf', '%P\\0'])
-      : undefined
-  if (mine && mine.code !== 0) throw new Error(`hand the copy over: ${firstLine(mine)}`)
-  const fresh = mine
-    ? mine.stdout
-        .toString()
-        .split('\0')
-        .filter(Boolean)
-        .map(p => pathM.join(workdir, p))
-    : undefined
-  const own = await run(b.chown, [
-    ...(fresh ? ['-h'] : ['-R', '-P']),
-    `${account.uid}:${account.gid}`,
-    '--',
-    workdir,
-    home,
-    tmp,
-    ...(fresh ?? [])
-  ])
+  const list = ['-P', pathM.join(runDir, 'layers', 'upper'), '-mindepth', '1', '!', '-type', 'c', '-printf', '%P\\0']
+  const fresh = kind === 'overlay' && !idmap.note ? (await must('hand the copy over', b.find, list)).toString().split('\0') : undefined
+  const to = [workdir, home, tmp, ...(fresh ?? []).filter(Boolean).map(p => pathM.join(workdir, p))]
+  const own = await run(b.chown, [...(fresh ? ['-h'] : ['-R', '-P']), `${account.uid}:${account.gid}`, '--', ...to])
   const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
   if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
   fs.chmodSync(runDir, 0o711)
@@ -232,12 +215,8 @@ export async function overlayCopy(
   return undefined
 }
 
-/**
- * Perl (perl-base is essential on Debian) for the syscalls util-linux 2.38 lacks: args src, target, owner uid,
- * user uid, owner gid, user gid. A child enters a new user namespace mapping the owner to the user; then
- * open_tree(CLONE) of src, mount_setattr(MOUNT_ATTR_IDMAP, that namespace), move_mount to target. The syscall
- * numbers are the same on x86_64 and aarch64 but for unshare.
- */
+/** perl (essential on Debian) for what util-linux 2.38 lacks: an idmapped bind (args: src, target, owner uid, user uid,
+ * owner gid, user gid) by open_tree, mount_setattr, move_mount (same numbers on x86_64 and aarch64; unshare is not) */
 const IDMAP = `use Config; my ($src, $dst, $o, $s, $og, $sg) = @ARGV; my $e = "";
 pipe(my $r, my $w) or die "pipe: $!\\n"; pipe(my $r2, my $w2) or die "pipe: $!\\n";
 my $pid = fork() // die "fork: $!\\n";
