@@ -10,6 +10,8 @@ import path from 'node:path'
 import { prepareSandbox, recoverSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
+import { copySource } from '../src/run/handback'
+import { trustedGit } from '../src/sandbox/trusted-git'
 import { nsMembers, pids, procStat } from '../src/trusted/proc'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
@@ -273,15 +275,18 @@ describe('user mode', () => {
         mode: 'apply',
         base: await readBase(workspace, localExec),
         workspace,
-        source: {
-          workdir: s.workdir,
-          exec: s.exec,
-          inPlace: false,
-          start: { tree: s.startTree as string, objects: s.startObjects as string },
-          scratch: execScratch(s.exec, env),
-          tmpDir: s.env.TMPDIR,
-          path: env.PATH
-        },
+        // as the action does: an overlay copy's hand-back reads its upper layer (no start store), a copied one its start
+        source: s.listUpper
+          ? copySource(s, trustedGit(workspace))
+          : {
+              workdir: s.workdir,
+              exec: s.exec,
+              inPlace: false,
+              start: { tree: s.startTree as string, objects: s.startObjects as string },
+              scratch: execScratch(s.exec, env),
+              tmpDir: s.env.TMPDIR,
+              path: env.PATH
+            },
         containsSecret: () => false,
         patchDir: os.tmpdir(),
         patchName: `forge-${randomUUID()}.patch`,

@@ -96,7 +96,8 @@ async function fixRun(h, ws, node) {
       end: exited - reqs[1].at,
       exact,
       compared,
-      overlay: run.stdout.includes('an overlay on the workspace')
+      overlay: run.stdout.includes('an overlay on the workspace'),
+      idmapped: !run.stdout.includes('could not be idmapped')
     }
   } finally {
     await anthropic.close()
@@ -150,7 +151,7 @@ export async function workspaceFigures({ report, fmt, scratch, helpers, repoRoot
       '',
       'changed-files 1 in both',
       s.exact && b.exact,
-      `compared paths: small ${s.compared ?? 'whole tree'}, big ${b.compared ?? 'whole tree'}; copy: ${b.overlay ? 'overlay' : 'copied files'}`
+      `compared paths: small ${s.compared ?? 'whole tree'}, big ${b.compared ?? 'whole tree'}; copy: ${b.overlay ? `overlay${b.idmapped ? ', idmapped' : ', files chowned one by one'}` : 'copied files'}`
     )
   } finally {
     rmSync(root, { recursive: true, force: true })

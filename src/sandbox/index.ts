@@ -176,7 +176,8 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     'mknod',
     'umount',
     'ip',
-    'find'
+    'find',
+    'perl'
   ]) {
     const p = find(name)
     if (p) bins[name] = p
@@ -304,6 +305,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
     const parts = [ready.copyProblem, ...(ready.viewProblems ?? []), ready.netProblem].filter((p): p is string => !!p)
     if (parts.length) throw new Error(parts.join('; '))
     if (ready.memoryNote) log(`Sandbox: ${ready.memoryNote}.`)
+    if (ready.copyNote) log(`Sandbox: ${ready.copyNote}.`)
     const proxy = await networkOf(host, ready, log)
     const env = envFor(opts.env, {
       redactor: opts.redactor,

@@ -70,6 +70,8 @@ export interface SetUpInfo {
   uid?: number
   gid?: number
   copyProblem?: string
+  /** how the files were handed over, when it was the slow way */
+  copyNote?: string
   /** what of the read-only view could not be made */
   viewProblems?: string[]
   /** how the commands' memory is bounded */

@@ -24,6 +24,8 @@ export interface CopyInfo {
   /** the overlay's upper layer (what the agent writes), with how set-up left it (upper.ts) */
   upper?: string
   upperSnapshot?: Set<string>
+  /** how the files were handed over, when it was the slow way */
+  copyNote?: string
 }
 
 /** The sandbox user, created (when missing, unless it must be new); refused when it could reach root. */
@@ -95,28 +97,34 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   const tmp = pathM.join(runDir, 'tmp')
   for (const d of [home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
   if (cfg.namespaced) await runMemory(cfg)
-  const why = await overlayCopy(cfg, runDir, workdir)
+  const idmap: { note?: string } = {}
+  const why = await overlayCopy(cfg, runDir, workdir, account, idmap)
   const kind = why === undefined ? 'overlay' : 'copy'
   let copyProblem = kind === 'copy' ? await plainCopy(cfg, workdir) : undefined
   if (kind === 'copy') for (const rel of withheld(cfg, workdir)) fs.rmSync(pathM.join(workdir, rel), { force: true })
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
   await stripNested(cfg, workdir)
   await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
-  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir).catch((e: Error) => {
+  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir, kind === 'overlay' && !!b.find).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
     return { startTree: '', startObjects: '' }
   })
   // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder; on an overlay a
   // path something else removes from the workspace meanwhile is no failure
-  const own = await run(b.chown, ['-R', '-P', `${account.uid}:${account.gid}`, '--', workdir, home, tmp])
+  // with the workspace idmapped to the sandbox user, only what set-up wrote in the upper layer is handed over
+  const list = ['-P', pathM.join(runDir, 'layers', 'upper'), '-mindepth', '1', '!', '-type', 'c', '-printf', '%P\\0']
+  const fresh = kind === 'overlay' && !idmap.note ? (await must('hand the copy over', b.find, list)).toString().split('\0') : undefined
+  const to = [workdir, home, tmp, ...(fresh ?? []).filter(Boolean).map(p => pathM.join(workdir, p))]
+  const own = await run(b.chown, [...(fresh ? ['-h'] : ['-R', '-P']), `${account.uid}:${account.gid}`, '--', ...to])
   const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
   if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
   fs.chmodSync(runDir, 0o711)
   // the hand-back compares only what the agent wrote: the upper layer's entries that set-up did not leave so
   const upper = kind === 'overlay' && b.find ? pathM.join(runDir, 'layers', 'upper') : undefined
   const upperSnapshot = upper ? await snapshotUpper(b.find, upper).catch(() => undefined) : undefined
-  return { workdir, home, tmp, startTree, startObjects, kind, copyProblem, ...(upperSnapshot ? { upper, upperSnapshot } : {}) }
+  const copyNote = kind === 'overlay' ? idmap.note : undefined
+  return { workdir, home, tmp, startTree, startObjects, kind, copyProblem, copyNote, ...(upperSnapshot ? { upper, upperSnapshot } : {}) }
 }
 
 /**
@@ -129,7 +137,13 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
  * like any tmpfs) vanishes with the namespace. Returns why not, when it cannot
  * be (then the files are copied).
  */
-export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: string): Promise<string | undefined> {
+export async function overlayCopy(
+  cfg: ServerConfig,
+  runDir: string,
+  workdir: string,
+  account: { uid: number; gid: number },
+  idmap: { note?: string }
+): Promise<string | undefined> {
   const b = cfg.bins
   if (!cfg.namespaced || !b.mknod) return 'no mount namespace'
   const lower = fs.realpathSync(cfg.workspace)
@@ -143,16 +157,27 @@ export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: st
   // the layers are folders of the run's one tmpfs (runMemory), mounted at `layers`
   for (const d of [workdir, neutral]) fs.mkdirSync(d, { mode: 0o700 })
   const steps: Array<() => Promise<{ code: number | null; stderr: string }>> = [
-    () => run(b.mount, ['--bind', lower, neutral]),
+    async () => {
+      // the workspace shown as the sandbox user's (an idmapped bind: its owner's ids read as the user's), so no file
+      // is handed over one by one; else a plain bind, and every file is chowned (slower, as safe)
+      const ws = fs.statSync(lower)
+      const ids = [ws.uid, account.uid, ws.gid, account.gid].map(String)
+      const r = b.perl && b.find ? await run(b.perl, ['-e', IDMAP, lower, neutral, ...ids]) : { code: 1, stderr: 'no perl or find' }
+      if (r.code === 0) return r
+      idmap.note = `the workspace could not be idmapped (${firstLine(r)}): its files were handed over one by one`
+      return run(b.mount, ['--bind', lower, neutral])
+    },
     async () => {
       for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
+      const top = fs.statSync(neutral) // the copy's root as the workspace's (as the sandbox user's when idmapped)
+      fs.chownSync(upper, top.uid, top.gid)
       // the workspace's .git is not part of the copy, nor the files withheld (they hold a secret): whiteouts hide them
       for (const rel of withheld(cfg, lower)) {
         const parts = rel.split('/')
         for (let i = 1; i < parts.length; i++) {
           // the parent folders as in the workspace (an upper folder's owner and mode are the merged one's)
           const d = parts.slice(0, i).join('/')
-          const st = fs.statSync(pathM.join(lower, d))
+          const st = fs.statSync(pathM.join(neutral, d))
           fs.mkdirSync(pathM.join(upper, d), { recursive: true })
           fs.chownSync(pathM.join(upper, d), st.uid, st.gid)
           fs.chmodSync(pathM.join(upper, d), st.mode & 0o7777)
@@ -167,7 +192,7 @@ export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: st
         '-t',
         'overlay',
         '-o',
-        `nosuid,nodev,lowerdir=${neutral},upperdir=${upper},workdir=${work},metacopy=on`,
+        `nosuid,nodev,lowerdir=${neutral},upperdir=${upper},workdir=${work},${idmap.note ? 'metacopy=on' : 'metacopy=off,redirect_dir=off'}`,
         'overlay',
         workdir
       ]),
@@ -189,6 +214,19 @@ export async function overlayCopy(cfg: ServerConfig, runDir: string, workdir: st
   }
   return undefined
 }
+
+/** perl (essential on Debian) for what util-linux 2.38 lacks: an idmapped bind (args: src, target, owner uid, user uid,
+ * owner gid, user gid) by open_tree, mount_setattr, move_mount (same numbers on x86_64 and aarch64; unshare is not) */
+const IDMAP = `use Config; my ($src, $dst, $o, $s, $og, $sg) = @ARGV; my $e = "";
+pipe(my $r, my $w) or die "pipe: $!\\n"; pipe(my $r2, my $w2) or die "pipe: $!\\n";
+my $pid = fork() // die "fork: $!\\n";
+if (!$pid) { close $r; close $w2; syscall($Config{archname} =~ /aarch64/ ? 97 : 272, 0x10000000) == 0 or exit 1; syswrite $w, "1"; sysread $r2, my $x, 1; exit 0 }
+close $w; close $r2; sysread($r, my $ok, 1) == 1 or die "no user namespace\\n";
+for (["uid_map", "$o $s 1"], ["gid_map", "$og $sg 1"]) { my $f; open($f, ">", "/proc/$pid/$_->[0]") && syswrite($f, "$_->[1]\\n") or die "$_->[0]: $!\\n" }
+open(my $ns, "<", "/proc/$pid/ns/user") or die "user namespace: $!\\n"; kill 9, $pid; waitpid $pid, 0;
+my $fd = syscall(428, -100, $src, 0x80001); $fd >= 0 or die "open_tree: $!\\n";
+syscall(442, $fd, $e, 0x1000, pack("Q4", 0x100000, 0, 0, fileno $ns), 32) == 0 or die "mount_setattr: $!\\n";
+syscall(429, $fd, $e, -100, $dst, 4) == 0 or die "move_mount: $!\\n";`
 
 /**
  * The files to withhold (cfg.withhold, workspace-relative) that are in `root`, each reached through real
@@ -230,8 +268,16 @@ export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<str
   return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
 }
 
-/** The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at start. */
-export async function freshGit(cfg: ServerConfig, runDir: string, workdir: string): Promise<{ startTree: string; startObjects: string }> {
+/**
+ * The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at
+ * start, but for an overlay (`viaUpper`): its hand-back reads the upper layer, so no store of the whole copy is made.
+ */
+export async function freshGit(
+  cfg: ServerConfig,
+  runDir: string,
+  workdir: string,
+  viaUpper = false
+): Promise<{ startTree: string; startObjects: string }> {
   const b = cfg.bins
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
   const git = (args: string[], env: Record<string, string> = {}) =>
@@ -266,8 +312,23 @@ export async function freshGit(cfg: ServerConfig, runDir: string, workdir: strin
   for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
   if (cfg.baseSha) {
     fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
-    await git(['read-tree', cfg.baseSha])
+    // an overlay shows the workspace's own files: its index (unless split) keeps their stat data, so `git status` need
+    // not rehash them; `read-tree -m` keeps it for the entries the commit has. The ownership the copy shows differs
+    // from the workspace's (and a chown changes ctime): only size and mtime are checked.
+    const wsGit = pathM.join(cfg.workspace, '.git')
+    const wsIndex = pathM.join(wsGit, 'index')
+    const reuse = viaUpper && fs.lstatSync(wsIndex, { throwIfNoEntry: false })?.isFile()
+    if (reuse && !fs.readdirSync(wsGit).some(n => n.startsWith('sharedindex.'))) {
+      fs.copyFileSync(wsIndex, pathM.join(dotGit, 'index'))
+      const st = fs.statSync(wsIndex) // its time as the workspace's: entries newer than it stay "racy" (rehashed)
+      fs.utimesSync(pathM.join(dotGit, 'index'), st.atime, st.mtime)
+    }
+    await git(['config', '--local', 'core.checkStat', 'minimal'])
+    await git(['config', '--local', 'core.trustctime', 'false'])
+    const base = cfg.baseSha
+    await git(['read-tree', '-m', base]).catch(() => git(['read-tree', base]))
   }
+  if (viaUpper) return { startTree: '', startObjects: '' }
   // The state the agent starts from, to compute its changes against: its objects in a store of root's (readable,
   // not writable, by the agent), never the copy's .git, where the agent could forge the start under its name.
   const startIndex = pathM.join(runDir, 'start-index')
