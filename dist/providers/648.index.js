@@ -1,8 +1,8 @@
-export const id = 173;
-export const ids = [173];
+export const id = 648;
+export const ids = [648];
 export const modules = {
 
-/***/ 9173:
+/***/ 8648:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -13,9 +13,9 @@ __webpack_require__.d(__webpack_exports__, {
   open: () => (/* binding */ foundry_open)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/utils/values.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/utils/values.mjs
 
 // https://url.spec.whatwg.org/#url-scheme-string
 const startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
@@ -135,7 +135,7 @@ const pop = (obj, key) => {
  */
 function checkNever(_value) { }
 //# sourceMappingURL=values.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/headers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/headers.mjs
 
 const brand_privateNullableHeaders = Symbol.for('brand.privateNullableHeaders');
 function* iterateHeaders(headers) {
@@ -249,7 +249,7 @@ const isEmptyHeaders = (headers) => {
     return true;
 };
 //# sourceMappingURL=headers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/utils/env.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/utils/env.mjs
 /**
  * Read an environment variable.
  *
@@ -267,7 +267,7 @@ const env_readEnv = (env) => {
     return undefined;
 };
 //# sourceMappingURL=env.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/utils/log.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/utils/log.mjs
 
 
 const defaultLogLevel = 'warn';
@@ -385,7 +385,7 @@ const formatRequestDetails = (details) => {
     return details;
 };
 //# sourceMappingURL=log.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/qs/formats.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/qs/formats.mjs
 const formats_default_format = 'RFC3986';
 const default_formatter = (v) => String(v);
 const formats_formatters = {
@@ -395,7 +395,7 @@ const formats_formatters = {
 const RFC1738 = 'RFC1738';
 const RFC3986 = 'RFC3986';
 //# sourceMappingURL=formats.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/qs/utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/qs/utils.mjs
 
 
 let utils_has = (obj, key) => ((utils_has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty)),
@@ -613,7 +613,7 @@ function utils_maybe_map(val, fn) {
     return fn(val);
 }
 //# sourceMappingURL=utils.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/qs/stringify.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/qs/stringify.mjs
 
 
 
@@ -888,13 +888,13 @@ function stringify(object, opts = {}) {
     return joined.length > 0 ? prefix + joined : '';
 }
 //# sourceMappingURL=stringify.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/utils/query.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/utils/query.mjs
 
 function stringifyQuery(query) {
     return qs.stringify(query, { arrayFormat: 'brackets' });
 }
 //# sourceMappingURL=query.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/internal/utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/internal/utils.mjs
 
 
 
@@ -903,18 +903,18 @@ function stringifyQuery(query) {
 
 
 //# sourceMappingURL=utils.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
-var client = __webpack_require__(9562);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
-var messages = __webpack_require__(7949);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
-var beta = __webpack_require__(1420);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/version.mjs
-var version = __webpack_require__(3164);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/version.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
+var client = __webpack_require__(2968);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
+var messages = __webpack_require__(5643);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
+var beta = __webpack_require__(2726);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/version.mjs
+var version = __webpack_require__(5998);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/version.mjs
 const VERSION = '1.1.1'; // x-release-please-version
 //# sourceMappingURL=version.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/client.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/client.mjs
 
 
 
@@ -1046,7 +1046,7 @@ function makeBetaResource(client) {
     return resource;
 }
 //# sourceMappingURL=client.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/foundry-sdk/index.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/foundry-sdk/index.mjs
 
 
 //# sourceMappingURL=index.mjs.map
@@ -1061,7 +1061,7 @@ function entraTokenProvider(e, ctx) {
     return async () => {
         if (cached && Date.now() < cached.expiresAt - MARGIN_MS)
             return cached.token;
-        const { getIDToken } = await __webpack_require__.e(/* import() */ 47).then(__webpack_require__.bind(__webpack_require__, 47));
+        const { getIDToken } = await __webpack_require__.e(/* import() */ 421).then(__webpack_require__.bind(__webpack_require__, 6421));
         const assertion = await getIDToken(AUDIENCE);
         ctx.learn(assertion);
         const url = `${e.authorityHost}/${encodeURIComponent(e.tenantId)}/oauth2/v2.0/token`;

@@ -1,8 +1,8 @@
-export const id = 562;
-export const ids = [562];
+export const id = 968;
+export const ids = [968];
 export const modules = {
 
-/***/ 183:
+/***/ 973:
 /***/ (function(__unused_webpack_module, exports) {
 
 
@@ -290,7 +290,7 @@ exports.decodedLength = function (s) {
 
 /***/ }),
 
-/***/ 4121:
+/***/ 4887:
 /***/ (function(module) {
 
 (function (root, factory) {
@@ -724,16 +724,16 @@ exports.pbkdf2 = pbkdf2;
 
 /***/ }),
 
-/***/ 2313:
+/***/ 5487:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 var __webpack_unused_export__;
 
 __webpack_unused_export__ = ({ value: true });
 exports.KD = __webpack_unused_export__ = void 0;
-const base64 = __webpack_require__(183);
-const sha256 = __webpack_require__(4121);
-const timing_safe_equal_1 = __webpack_require__(9352);
+const base64 = __webpack_require__(973);
+const sha256 = __webpack_require__(4887);
+const timing_safe_equal_1 = __webpack_require__(2514);
 const WEBHOOK_TOLERANCE_IN_SECONDS = 5 * 60;
 class ExtendableError extends Error {
     constructor(message) {
@@ -848,7 +848,7 @@ Webhook.prefix = "whsec_";
 
 /***/ }),
 
-/***/ 9352:
+/***/ 2514:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -883,7 +883,7 @@ function timingSafeEqual(a, b) {
 
 /***/ }),
 
-/***/ 9562:
+/***/ 2968:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -893,17 +893,17 @@ __webpack_require__.d(__webpack_exports__, {
   q: () => (/* binding */ BaseAnthropic)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
-var tslib = __webpack_require__(7698);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
-var utils_values = __webpack_require__(9818);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
-var sleep = __webpack_require__(9125);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/errors.mjs
-var errors = __webpack_require__(1043);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/version.mjs
-var version = __webpack_require__(3164);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+var tslib = __webpack_require__(3364);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+var utils_values = __webpack_require__(9296);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
+var sleep = __webpack_require__(8027);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/errors.mjs
+var errors = __webpack_require__(2533);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/version.mjs
+var version = __webpack_require__(5998);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/detect-platform.mjs
 
 const isRunningInBrowser = () => {
     return (
@@ -1060,11 +1060,11 @@ const getPlatformHeaders = () => {
     return (_platformHeaders ?? (_platformHeaders = getPlatformProperties()));
 };
 //# sourceMappingURL=detect-platform.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
-var request_signal = __webpack_require__(9302);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/shims.mjs
-var shims = __webpack_require__(2796);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/request-options.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/request-signal.mjs
+var request_signal = __webpack_require__(8392);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/shims.mjs
+var shims = __webpack_require__(3150);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/request-options.mjs
 /**
  * Tracks which fallback a sequence of requests is pinned to.
  *
@@ -1084,9 +1084,9 @@ const FallbackEncoder = ({ headers, body }) => {
     };
 };
 //# sourceMappingURL=request-options.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/qs/formats.mjs
 const default_format = 'RFC3986';
 const default_formatter = (v) => String(v);
 const formatters = {
@@ -1096,7 +1096,7 @@ const formatters = {
 const RFC1738 = 'RFC1738';
 const RFC3986 = 'RFC3986';
 //# sourceMappingURL=formats.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/qs/utils.mjs
 
 
 let has = (obj, key) => ((has = Object.hasOwn ?? Function.prototype.call.bind(Object.prototype.hasOwnProperty)),
@@ -1314,7 +1314,7 @@ function maybe_map(val, fn) {
     return fn(val);
 }
 //# sourceMappingURL=utils.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/qs/stringify.mjs
 
 
 
@@ -1589,31 +1589,31 @@ function stringify(object, opts = {}) {
     return joined.length > 0 ? prefix + joined : '';
 }
 //# sourceMappingURL=stringify.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/query.mjs
 
 function stringifyQuery(query) {
     return stringify(query, { arrayFormat: 'brackets' });
 }
 //# sourceMappingURL=query.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context-api.mjs
-var context_api = __webpack_require__(6579);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
-var trace_api = __webpack_require__(6402);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var core_error = __webpack_require__(3710);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var internal_headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
-var stainless_helper_header = __webpack_require__(3727);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
-var uploads = __webpack_require__(8868);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/files.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context-api.mjs
+var context_api = __webpack_require__(8921);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
+var trace_api = __webpack_require__(5496);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var core_error = __webpack_require__(5064);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var internal_headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+var stainless_helper_header = __webpack_require__(3937);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+var uploads = __webpack_require__(8686);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/files.mjs
 
 
 
@@ -1829,7 +1829,7 @@ var Files = /* @__PURE__ */ (() => {
     return Files;
 })();
 //# sourceMappingURL=files.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/shared.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/shared.mjs
 
 /**
  * The API key belongs to the Claude Code workspace, and the user who created it is
@@ -2132,11 +2132,11 @@ var StorageNotReadyError = /* @__PURE__ */ (() => {
     return StorageNotReadyError;
 })();
 //# sourceMappingURL=shared.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
-var beta = __webpack_require__(1420);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
-var messages = __webpack_require__(7949);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
+var beta = __webpack_require__(2726);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
+var messages = __webpack_require__(5643);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/api-keys.mjs
 
 
 
@@ -2242,7 +2242,7 @@ var APIKeys = /* @__PURE__ */ (() => {
     return APIKeys;
 })();
 //# sourceMappingURL=api-keys.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/external-keys.mjs
 
 
 
@@ -2471,7 +2471,7 @@ var ExternalKeys = /* @__PURE__ */ (() => {
     return ExternalKeys;
 })();
 //# sourceMappingURL=external-keys.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/invites.mjs
 
 
 
@@ -2643,7 +2643,7 @@ var Invites = /* @__PURE__ */ (() => {
     return Invites;
 })();
 //# sourceMappingURL=invites.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/compliance-settings.mjs
 
 
 class ComplianceSettings extends resource/* APIResource */.h {
@@ -2708,7 +2708,7 @@ class ComplianceSettings extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=compliance-settings.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/rate-limits.mjs
 
 
 
@@ -2743,7 +2743,7 @@ class RateLimits extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rate-limits.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/users.mjs
 
 
 
@@ -2857,7 +2857,7 @@ var Users = /* @__PURE__ */ (() => {
     return Users;
 })();
 //# sourceMappingURL=users.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/artifacts.mjs
 
 
 
@@ -2892,7 +2892,7 @@ class Artifacts extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=artifacts.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/connectors.mjs
 
 
 
@@ -2939,7 +2939,7 @@ class Connectors extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=connectors.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/plugins.mjs
 
 
 
@@ -2989,7 +2989,7 @@ class Plugins extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=plugins.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/skills.mjs
 
 
 
@@ -3034,7 +3034,7 @@ class Skills extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=skills.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/summaries.mjs
 
 
 
@@ -3074,7 +3074,7 @@ class Summaries extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=summaries.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/users.mjs
 
 
 
@@ -3119,7 +3119,7 @@ class users_Users extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=users.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/projects.mjs
 
 
 
@@ -3163,7 +3163,7 @@ class Projects extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=projects.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/chat/chat.mjs
 
 
 
@@ -3178,7 +3178,7 @@ var Chat = /* @__PURE__ */ (() => {
     return Chat;
 })();
 //# sourceMappingURL=chat.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/apps/apps.mjs
 
 
 
@@ -3193,7 +3193,7 @@ var Apps = /* @__PURE__ */ (() => {
     return Apps;
 })();
 //# sourceMappingURL=apps.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/analytics/analytics.mjs
 
 
 
@@ -3232,7 +3232,7 @@ var Analytics = /* @__PURE__ */ (() => {
     return Analytics;
 })();
 //# sourceMappingURL=analytics.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/federation/issuers.mjs
 
 
 
@@ -3400,7 +3400,7 @@ class Issuers extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=issuers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/workspaces.mjs
 
 
 
@@ -3518,7 +3518,7 @@ class Workspaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/federation/rules/rules.mjs
 
 
 
@@ -3716,7 +3716,7 @@ var Rules = /* @__PURE__ */ (() => {
     return Rules;
 })();
 //# sourceMappingURL=rules.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/federation/federation.mjs
 
 
 
@@ -3735,7 +3735,7 @@ var Federation = /* @__PURE__ */ (() => {
     return Federation;
 })();
 //# sourceMappingURL=federation.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/members.mjs
 
 
 
@@ -3834,7 +3834,7 @@ class Members extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=members.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/rbac-groups/rbac-groups.mjs
 
 
 
@@ -4018,7 +4018,7 @@ var RBACGroups = /* @__PURE__ */ (() => {
     return RBACGroups;
 })();
 //# sourceMappingURL=rbac-groups.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/permissions.mjs
 
 
 
@@ -4056,7 +4056,7 @@ class Permissions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=permissions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/rbac-roles/rbac-roles.mjs
 
 
 
@@ -4126,7 +4126,7 @@ var RBACRoles = /* @__PURE__ */ (() => {
     return RBACRoles;
 })();
 //# sourceMappingURL=rbac-roles.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/workspaces.mjs
 
 
 
@@ -4255,7 +4255,7 @@ class workspaces_Workspaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/service-accounts/service-accounts.mjs
 
 
 
@@ -4430,7 +4430,7 @@ var ServiceAccounts = /* @__PURE__ */ (() => {
     return ServiceAccounts;
 })();
 //# sourceMappingURL=service-accounts.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/effective.mjs
 
 
 
@@ -4465,7 +4465,7 @@ class Effective extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=effective.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/increase-requests.mjs
 
 
 
@@ -4581,7 +4581,7 @@ class IncreaseRequests extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=increase-requests.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/spend-limits/spend-limits.mjs
 
 
 
@@ -4600,7 +4600,7 @@ var SpendLimits = /* @__PURE__ */ (() => {
     return SpendLimits;
 })();
 //# sourceMappingURL=spend-limits.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/workspaces/members.mjs
 
 
 
@@ -4746,7 +4746,7 @@ class members_Members extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=members.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/workspaces/rate-limits.mjs
 
 
 
@@ -4827,7 +4827,7 @@ class rate_limits_RateLimits extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rate-limits.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/workspaces/service-accounts.mjs
 
 
 
@@ -5028,7 +5028,7 @@ class service_accounts_ServiceAccounts extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=service-accounts.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/workspaces/workspaces.mjs
 
 
 
@@ -5302,7 +5302,7 @@ var workspaces_workspaces_Workspaces = /* @__PURE__ */ (() => {
     return Workspaces;
 })();
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/organization/organization.mjs
 
 
 
@@ -5493,7 +5493,7 @@ var Organization = /* @__PURE__ */ (() => {
     return Organization;
 })();
 //# sourceMappingURL=organization.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/skills/versions.mjs
 
 
 
@@ -5624,7 +5624,7 @@ class Versions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/skills/skills.mjs
 
 
 
@@ -5771,7 +5771,7 @@ var skills_Skills = /* @__PURE__ */ (() => {
     return Skills;
 })();
 //# sourceMappingURL=skills.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/user-profiles/action-urls.mjs
 
 
 
@@ -5810,7 +5810,7 @@ class ActionURLs extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=action-urls.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/user-profiles/user-profiles.mjs
 
 
 
@@ -6049,29 +6049,29 @@ var UserProfiles = /* @__PURE__ */ (() => {
     return UserProfiles;
 })();
 //# sourceMappingURL=user-profiles.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
-var environments = __webpack_require__(5878);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs + 9 modules
-var work = __webpack_require__(3419);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
-var external_storage = __webpack_require__(8376);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs + 38 modules
-var organization = __webpack_require__(7248);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
-var users = __webpack_require__(5883);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs + 4 modules
-var claude_tag = __webpack_require__(245);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs + 3 modules
-var plugins = __webpack_require__(2603);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs + 1 modules
-var rbac_groups = __webpack_require__(1245);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs + 2 modules
-var spend_limits = __webpack_require__(2915);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs + 3 modules
-var workspaces = __webpack_require__(4854);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs + 3 modules
-var managed_settings = __webpack_require__(8173);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error-classes.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
+var environments = __webpack_require__(5184);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs + 9 modules
+var work = __webpack_require__(8249);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
+var external_storage = __webpack_require__(5182);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs + 38 modules
+var organization = __webpack_require__(3142);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
+var users = __webpack_require__(1057);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs + 4 modules
+var claude_tag = __webpack_require__(5927);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs + 3 modules
+var plugins = __webpack_require__(7925);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs + 1 modules
+var rbac_groups = __webpack_require__(8523);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs + 2 modules
+var spend_limits = __webpack_require__(709);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs + 3 modules
+var workspaces = __webpack_require__(8748);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs + 3 modules
+var managed_settings = __webpack_require__(5907);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/core/error-classes.mjs
 
 
 
@@ -6238,7 +6238,7 @@ const ERROR_CODE_CLASSES = /* @__PURE__ */ new Map([
     ['529 compaction_unavailable', messages/* CompactionUnavailableError */.y2],
 ]);
 //# sourceMappingURL=error-classes.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/types.mjs
 
 const GRANT_TYPE_JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const GRANT_TYPE_REFRESH_TOKEN = 'refresh_token';
@@ -6350,7 +6350,7 @@ function redactSensitive(body) {
 async function checkCredentialsFileSafety(path, onWarn = (m) => console.warn(`anthropic-sdk: ${m}`)) {
     if (typeof process === 'undefined' || process.platform === 'win32')
         return;
-    const { fs } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { fs } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     let resolved = path;
     let st;
     try {
@@ -6380,7 +6380,7 @@ async function checkCredentialsFileSafety(path, onWarn = (m) => console.warn(`an
  * Creates the parent directory with mode 0700 and the file with mode 0600.
  */
 async function writeCredentialsFileAtomic(targetPath, data) {
-    const { fs, path } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { fs, path } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     const dir = path.dirname(targetPath);
     await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
     // Unique temp name avoids two concurrent writers (different processes or
@@ -6466,13 +6466,13 @@ var WorkloadIdentityError = /* @__PURE__ */ (() => {
     return WorkloadIdentityError;
 })();
 //# sourceMappingURL=types.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/time.mjs
 /** Current time as unix epoch seconds. */
 function nowAsSeconds() {
     return Math.floor(Date.now() / 1000);
 }
 //# sourceMappingURL=time.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/token-cache.mjs
 
 
 /**
@@ -6581,11 +6581,11 @@ class TokenCache {
     }
 }
 //# sourceMappingURL=token-cache.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/propagation-api.mjs + 6 modules
-var propagation_api = __webpack_require__(792);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
-var log = __webpack_require__(7162);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/propagation-api.mjs + 6 modules
+var propagation_api = __webpack_require__(5826);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
+var log = __webpack_require__(7412);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/trace-headers.mjs
 
 
 /**
@@ -6608,7 +6608,7 @@ function traceHeaderNames() {
     return names;
 }
 //# sourceMappingURL=trace-headers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/headers.mjs
 
 /**
  * Removes the trace-context headers ({@link traceHeaderNames}) from `headers` and returns them.
@@ -6639,9 +6639,9 @@ function withoutTraceHeaders(middleware) {
     };
 }
 //# sourceMappingURL=headers.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
-var utils_env = __webpack_require__(1973);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/credentials.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
+var utils_env = __webpack_require__(111);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/core/credentials.mjs
 
 
 
@@ -6748,7 +6748,7 @@ const loadConfigWithSource = async (profile) => {
         return null;
     }
     validateProfileName(profileName);
-    const { fs, path } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { fs, path } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     const configPath = path.join(rootConfigPath, 'configs', `${profileName}.json`);
     let configRaw;
     try {
@@ -6826,7 +6826,7 @@ const loadCredentials = async () => {
     if (!credentialsPath) {
         return null;
     }
-    const { fs } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { fs } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     let raw;
     try {
         raw = await fs.promises.readFile(credentialsPath, 'utf-8');
@@ -6870,14 +6870,14 @@ const getCredentialsPath = async (config, profile) => {
         return null;
     }
     validateProfileName(profileName);
-    const { path } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { path } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     return path.join(rootConfigPath, 'credentials', `${profileName}.json`);
 };
 const getRootConfigPath = async () => {
     if (!supportsLocalConfigFiles()) {
         return null;
     }
-    const { path } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { path } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     // ANTHROPIC_CONFIG_DIR is treated as a trusted path: it is set by the
     // process operator, not by remote input, so it is not validated.
     const configDir = (0,utils_env/* readEnv */.s)('ANTHROPIC_CONFIG_DIR');
@@ -6921,7 +6921,7 @@ const getActiveProfileName = async () => {
     if (profileName) {
         return profileName;
     }
-    const { fs, path } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+    const { fs, path } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
     const filePath = path.join(rootConfigPath, 'active_config');
     try {
         return (await fs.promises.readFile(filePath, 'utf-8')).trim() || 'default';
@@ -6934,7 +6934,7 @@ const getActiveProfileName = async () => {
     }
 };
 //# sourceMappingURL=credentials.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/identity-token.mjs
 
 /**
  * Reads a JWT from a file on every call. Supports automatic rotation
@@ -6945,7 +6945,7 @@ function identityTokenFromFile(path) {
         throw new core_error.AnthropicError('Identity token file path is empty');
     }
     return async () => {
-        const { fs } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+        const { fs } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
         let content;
         try {
             content = await fs.promises.readFile(path, 'utf-8');
@@ -6970,7 +6970,7 @@ function identityTokenFromValue(token) {
     return () => token;
 }
 //# sourceMappingURL=identity-token.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/oidc-federation.mjs
 
 
 
@@ -7051,7 +7051,7 @@ function oidcFederationProvider(config) {
     };
 }
 //# sourceMappingURL=oidc-federation.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/user-oauth.mjs
 
 
 
@@ -7067,7 +7067,7 @@ function oidcFederationProvider(config) {
  */
 function userOAuthProvider(config) {
     return async (opts) => {
-        const { fs } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+        const { fs } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
         await checkCredentialsFileSafety(config.credentialsPath, config.onSafetyWarning);
         let raw;
         try {
@@ -7147,7 +7147,7 @@ function userOAuthProvider(config) {
     };
 }
 //# sourceMappingURL=user-oauth.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/credentials/credential-chain.mjs
 
 
 
@@ -7311,7 +7311,7 @@ function resolveIdentityTokenProvider(auth) {
  */
 function cachedExchangeProvider(exchange, credentialsPath, onCacheWriteError, onSafetyWarning) {
     return async (opts) => {
-        const { fs } = await __webpack_require__.e(/* import() */ 370).then(__webpack_require__.bind(__webpack_require__, 5370));
+        const { fs } = await __webpack_require__.e(/* import() */ 168).then(__webpack_require__.bind(__webpack_require__, 168));
         await checkCredentialsFileSafety(credentialsPath, onSafetyWarning);
         // Try cached credentials file
         let existing;
@@ -7359,11 +7359,11 @@ function cachedExchangeProvider(exchange, credentialsPath, onCacheWriteError, on
     };
 }
 //# sourceMappingURL=credential-chain.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/parse.mjs
-var parse = __webpack_require__(6883);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/streaming.mjs
-var streaming = __webpack_require__(9768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/middleware.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/parse.mjs
+var parse = __webpack_require__(4981);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/streaming.mjs
+var streaming = __webpack_require__(6922);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/core/middleware.mjs
 
 
 
@@ -7532,7 +7532,7 @@ function applyMiddleware(fetchFn, middleware, options, client) {
     return next;
 }
 //# sourceMappingURL=middleware.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/to-file.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/to-file.mjs
 
 
 /**
@@ -7626,7 +7626,7 @@ function propsForError(value) {
     return `; props: [${props.map((p) => `"${p}"`).join(', ')}]`;
 }
 //# sourceMappingURL=to-file.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/models.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/models.mjs
 
 
 
@@ -7695,9 +7695,9 @@ class Models extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=models.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/api-promise.mjs
-var api_promise = __webpack_require__(6760);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/client.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/api-promise.mjs
+var api_promise = __webpack_require__(5734);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/client.mjs
 var _BaseAnthropic_instances, _a, _BaseAnthropic_encoder, _BaseAnthropic_apiKeyFunction, _BaseAnthropic_openTelemetry, _BaseAnthropic_baseURLOverridden;
 
 
@@ -8876,17 +8876,17 @@ var Anthropic = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 6760:
+/***/ 5734:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   C: () => (/* binding */ APIPromise)
 /* harmony export */ });
-/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7698);
-/* harmony import */ var _internal_parse_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6883);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(768);
-/* harmony import */ var _internal_uploads_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8868);
-/* harmony import */ var _lib_internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(2173);
+/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3364);
+/* harmony import */ var _internal_parse_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(4981);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9098);
+/* harmony import */ var _internal_uploads_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8686);
+/* harmony import */ var _lib_internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3859);
 var _APIPromise_client;
 
 
@@ -9018,7 +9018,7 @@ var APIPromise = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 5668:
+/***/ 1154:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9029,12 +9029,12 @@ var APIPromise = /* @__PURE__ */ (() => {
 /* harmony export */   vH: () => (/* binding */ BidirectionalPageCursor)
 /* harmony export */ });
 /* unused harmony exports AbstractPage, TokenPage */
-/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7698);
-/* harmony import */ var _error_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3710);
-/* harmony import */ var _internal_parse_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6883);
-/* harmony import */ var _api_promise_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6760);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9818);
+/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3364);
+/* harmony import */ var _error_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5064);
+/* harmony import */ var _internal_parse_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(4981);
+/* harmony import */ var _api_promise_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(5734);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9296);
 var _AbstractPage_client;
 
 
@@ -9297,7 +9297,7 @@ class ReportPageCursor extends AbstractPage {
 
 /***/ }),
 
-/***/ 9364:
+/***/ 2830:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9312,22 +9312,22 @@ class APIResource {
 
 /***/ }),
 
-/***/ 9768:
+/***/ 6922:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Z: () => (/* binding */ Stream)
 /* harmony export */ });
 /* unused harmony export _iterSSEMessages */
-/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7698);
-/* harmony import */ var _error_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3710);
-/* harmony import */ var _internal_shims_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(2796);
-/* harmony import */ var _internal_decoders_line_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(598);
-/* harmony import */ var _internal_errors_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1043);
-/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9818);
-/* harmony import */ var _internal_utils_bytes_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(3825);
-/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7162);
-/* harmony import */ var _internal_request_signal_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9302);
+/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3364);
+/* harmony import */ var _error_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(5064);
+/* harmony import */ var _internal_shims_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(3150);
+/* harmony import */ var _internal_decoders_line_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(2496);
+/* harmony import */ var _internal_errors_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(2533);
+/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9296);
+/* harmony import */ var _internal_utils_bytes_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(9083);
+/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7412);
+/* harmony import */ var _internal_request_signal_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(8392);
 var _Stream_client;
 
 
@@ -9610,7 +9610,7 @@ async function* _iterSSEMessages(response, controller) {
 
 /***/ }),
 
-/***/ 6441:
+/***/ 4699:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9629,7 +9629,7 @@ const MODEL_NONSTREAMING_TOKENS = {
 
 /***/ }),
 
-/***/ 1149:
+/***/ 1391:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9644,7 +9644,7 @@ const DEPRECATED_MODELS = {
 
 /***/ }),
 
-/***/ 6378:
+/***/ 2596:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9658,15 +9658,15 @@ const MODELS_TO_WARN_WITH_THINKING_ENABLED = [
 
 /***/ }),
 
-/***/ 6886:
+/***/ 192:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   j: () => (/* binding */ JSONLDecoder)
 /* harmony export */ });
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
-/* harmony import */ var _shims_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(2796);
-/* harmony import */ var _line_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(598);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
+/* harmony import */ var _shims_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3150);
+/* harmony import */ var _line_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2496);
 
 
 
@@ -9717,15 +9717,15 @@ var JSONLDecoder = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 598:
+/***/ 2496:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   h: () => (/* binding */ LineDecoder)
 /* harmony export */ });
 /* unused harmony export findDoubleNewlineIndex */
-/* harmony import */ var _tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7698);
-/* harmony import */ var _utils_bytes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3825);
+/* harmony import */ var _tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3364);
+/* harmony import */ var _utils_bytes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9083);
 var _LineDecoder_buffer, _LineDecoder_carriageReturnIndex;
 
 
@@ -9846,7 +9846,7 @@ function findDoubleNewlineIndex(buffer) {
 
 /***/ }),
 
-/***/ 2760:
+/***/ 3546:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -9854,7 +9854,7 @@ function findDoubleNewlineIndex(buffer) {
 /* harmony export */   db: () => (/* binding */ buildHeaders)
 /* harmony export */ });
 /* unused harmony exports APPEND_HEADERS, isEmptyHeaders */
-/* harmony import */ var _utils_values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9818);
+/* harmony import */ var _utils_values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9296);
 
 const brand_privateNullableHeaders = Symbol.for('brand.privateNullableHeaders');
 function* iterateHeaders(headers) {
@@ -9971,7 +9971,7 @@ const isEmptyHeaders = (headers) => {
 
 /***/ }),
 
-/***/ 4017:
+/***/ 7519:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -9981,7 +9981,7 @@ __webpack_require__.d(__webpack_exports__, {
   p: () => (/* binding */ withLazyInput)
 });
 
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/_vendor/partial-json-parser/parser.mjs
 // Completes truncated JSON (drops a partial trailing token, closes open brackets) for
 // JSON.parse. Input that contains anything other than truncated JSON — an unknown word
 // or character outside a string, a mismatched or unopened closing bracket — is handed
@@ -10238,7 +10238,7 @@ unstrip = (tokens) => {
 };
 
 //# sourceMappingURL=parser.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs
 
 const JSON_BUF_PROPERTY = '__json_buf';
 /**
@@ -10272,16 +10272,16 @@ function withLazyInput(prev, jsonBuf) {
 
 /***/ }),
 
-/***/ 6883:
+/***/ 4981:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   F: () => (/* binding */ addResponseIDs),
 /* harmony export */   c: () => (/* binding */ defaultParseResponse)
 /* harmony export */ });
-/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9768);
-/* harmony import */ var _utils_log_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7162);
-/* harmony import */ var _request_signal_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9302);
+/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6922);
+/* harmony import */ var _utils_log_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7412);
+/* harmony import */ var _request_signal_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8392);
 
 
 
@@ -10346,7 +10346,7 @@ function addResponseIDs(value, response) {
 
 /***/ }),
 
-/***/ 9302:
+/***/ 8392:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -10402,7 +10402,7 @@ function releaseRequestSignal(controller) {
 
 /***/ }),
 
-/***/ 2796:
+/***/ 3150:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -10520,7 +10520,7 @@ async function CancelReadableStream(stream) {
 
 /***/ }),
 
-/***/ 3727:
+/***/ 3937:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -10624,7 +10624,7 @@ function stainlessHelperHeaderFromFile(file) {
 
 /***/ }),
 
-/***/ 768:
+/***/ 9098:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -10647,17 +10647,17 @@ function stainlessHelperHeaderFromFile(file) {
 /* harmony export */   tx: () => (/* binding */ SPAN_ATTRIBUTES)
 /* harmony export */ });
 /* unused harmony exports ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_REQUEST_RESEND_COUNT, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL, ATTR_URL_PATH, ATTR_URL_QUERY, ATTR_URL_SCHEME, ATTR_ANTHROPIC_SESSION_THREAD_ID */
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6402);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(2946);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1451);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(792);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(6579);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3710);
-/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(9768);
-/* harmony import */ var _errors_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1043);
-/* harmony import */ var _headers_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(2760);
-/* harmony import */ var _utils_env_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1973);
-/* harmony import */ var _utils_log_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7162);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(5496);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3428);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1213);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(5826);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(8921);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(5064);
+/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(6922);
+/* harmony import */ var _errors_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(2533);
+/* harmony import */ var _headers_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3546);
+/* harmony import */ var _utils_env_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(111);
+/* harmony import */ var _utils_log_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7412);
 /**
  * OpenTelemetry tracing of the client's API calls.
  *
@@ -11316,7 +11316,7 @@ function errorType(error) {
 
 /***/ }),
 
-/***/ 7698:
+/***/ 3364:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11344,7 +11344,7 @@ function __classPrivateFieldGet(receiver, state, kind, f) {
 
 /***/ }),
 
-/***/ 8868:
+/***/ 8686:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11355,8 +11355,8 @@ function __classPrivateFieldGet(receiver, state, kind, f) {
 /* harmony export */   mG: () => (/* binding */ getName)
 /* harmony export */ });
 /* unused harmony exports maybeMultipartFormRequestOptions, createForm */
-/* harmony import */ var _shims_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2796);
-/* harmony import */ var _tracing_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(768);
+/* harmony import */ var _shims_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3150);
+/* harmony import */ var _tracing_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9098);
 
 
 const checkFileSupport = () => {
@@ -11513,7 +11513,7 @@ const addFormValue = async (form, key, value, stripFilenames) => {
 
 /***/ }),
 
-/***/ 966:
+/***/ 9612:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11564,13 +11564,13 @@ async function withDeadline(ms, run, external) {
 
 /***/ }),
 
-/***/ 9438:
+/***/ 8100:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   O: () => (/* binding */ AsyncQueue)
 /* harmony export */ });
-/* harmony import */ var _tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7698);
+/* harmony import */ var _tslib_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3364);
 var _AsyncQueue_items, _AsyncQueue_waiters, _AsyncQueue_closed;
 
 /**
@@ -11649,7 +11649,7 @@ var AsyncQueue = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 80:
+/***/ 7594:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11659,7 +11659,7 @@ var AsyncQueue = /* @__PURE__ */ (() => {
 /* harmony export */   zM: () => (/* binding */ isStatus)
 /* harmony export */ });
 /* unused harmony export is4xx */
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
 
 /** True when `e` is an {@link APIError} whose HTTP status equals `code`. */
 function isStatus(e, code) {
@@ -11691,7 +11691,7 @@ function jitter(lowMs, highMs) {
 
 /***/ }),
 
-/***/ 3825:
+/***/ 9083:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11728,7 +11728,7 @@ function decodeUTF8(bytes) {
 
 /***/ }),
 
-/***/ 1973:
+/***/ 111:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11754,7 +11754,7 @@ const readEnv = (env) => {
 
 /***/ }),
 
-/***/ 7162:
+/***/ 7412:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -11765,8 +11765,8 @@ const readEnv = (env) => {
 /* harmony export */   dF: () => (/* binding */ debugLogRequestDetails)
 /* harmony export */ });
 /* unused harmony export formatRequestDetails */
-/* harmony import */ var _values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9818);
-/* harmony import */ var _env_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(1973);
+/* harmony import */ var _values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9296);
+/* harmony import */ var _env_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(111);
 
 
 const defaultLogLevel = 'warn';
@@ -11888,14 +11888,14 @@ const formatRequestDetails = (details) => {
 
 /***/ }),
 
-/***/ 7217:
+/***/ 9567:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   Ae: () => (/* binding */ path)
 /* harmony export */ });
 /* unused harmony exports encodeURIPath, createPathTagFunction */
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
 
 /**
  * Percent-encode everything that isn't safe to have in a path without encoding safe chars.
@@ -11980,7 +11980,7 @@ const path = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 
 /***/ }),
 
-/***/ 4763:
+/***/ 174:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12004,7 +12004,7 @@ function promiseWithResolvers() {
 
 /***/ }),
 
-/***/ 9125:
+/***/ 8027:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12037,7 +12037,7 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 
 /***/ }),
 
-/***/ 9818:
+/***/ 9296:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12054,7 +12054,7 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 /* harmony export */   ze: () => (/* binding */ isEmptyObj)
 /* harmony export */ });
 /* unused harmony exports ensurePresent, rejectUnsupportedCredentials, coerceInteger, coerceFloat, coerceBoolean, maybeCoerceInteger, maybeCoerceFloat, maybeCoerceBoolean, pop */
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
 
 // https://url.spec.whatwg.org/#url-scheme-string
 const startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
@@ -12177,13 +12177,13 @@ function checkNever(_value) { }
 
 /***/ }),
 
-/***/ 4825:
+/***/ 1363:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   $: () => (/* binding */ checkJSON)
 /* harmony export */ });
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
 
 /** The client returns a body that is not JSON, such as the error page of a proxy, as text. */
 function checkJSON(body) {
@@ -12195,7 +12195,7 @@ function checkJSON(body) {
 
 /***/ }),
 
-/***/ 3498:
+/***/ 2772:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12210,7 +12210,7 @@ function checkMaxConcurrentCalls(value) {
 
 /***/ }),
 
-/***/ 4655:
+/***/ 7793:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12316,7 +12316,7 @@ function errorTextContent(content) {
 
 /***/ }),
 
-/***/ 5638:
+/***/ 9692:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12325,13 +12325,13 @@ function errorTextContent(content) {
 /* harmony export */   nl: () => (/* binding */ recordMessagesCreateRequest),
 /* harmony export */   zS: () => (/* binding */ recordMessagesCreateResponse)
 /* harmony export */ });
-/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9768);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7162);
-/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9818);
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(2816);
-/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9046);
-/* harmony import */ var _response_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6146);
+/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6922);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7412);
+/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9296);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3734);
+/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8188);
+/* harmony import */ var _response_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8824);
 
 
 
@@ -12411,7 +12411,7 @@ function recordMessagesCreateResponse(client, call, body, data) {
 
 /***/ }),
 
-/***/ 2816:
+/***/ 3734:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12473,7 +12473,7 @@ const ATTR_ANTHROPIC_USAGE_COMPACTION_OUTPUT_TOKENS = 'anthropic.usage.compactio
 
 /***/ }),
 
-/***/ 9046:
+/***/ 8188:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12481,7 +12481,7 @@ const ATTR_ANTHROPIC_USAGE_COMPACTION_OUTPUT_TOKENS = 'anthropic.usage.compactio
 /* harmony export */   cu: () => (/* binding */ setMessageContentAttributes),
 /* harmony export */   f5: () => (/* binding */ toolResultContentBlocks)
 /* harmony export */ });
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2816);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3734);
 
 /**
  * Sets the content attributes of a `messages.create` API call, within `limit` bytes: first
@@ -12840,15 +12840,15 @@ function utf8Length(text) {
 
 /***/ }),
 
-/***/ 6146:
+/***/ 8824:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   U: () => (/* binding */ setUsageSumAttributes)
 /* harmony export */ });
 /* unused harmony export INPUT_TOKEN_COUNTS */
-/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9818);
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2816);
+/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9296);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3734);
 
 
 /**
@@ -12892,7 +12892,7 @@ function count(usage, name) {
 
 /***/ }),
 
-/***/ 2173:
+/***/ 3859:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -12900,15 +12900,15 @@ function count(usage, name) {
 /* harmony export */   rZ: () => (/* binding */ recordStreamedMessageContent)
 /* harmony export */ });
 /* unused harmony exports FINAL_FROM_MESSAGE_DELTA, TOTALS_IN_MESSAGE_DELTA */
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1451);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(3710);
-/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9768);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7162);
-/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9818);
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2816);
-/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9046);
-/* harmony import */ var _response_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6146);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(1213);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(5064);
+/* harmony import */ var _core_streaming_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(6922);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7412);
+/* harmony import */ var _internal_utils_values_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9296);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3734);
+/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8188);
+/* harmony import */ var _response_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8824);
 
 
 
@@ -13110,22 +13110,22 @@ function without(data, path) {
 
 /***/ }),
 
-/***/ 9444:
+/***/ 2238:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   c: () => (/* binding */ withToolUseSpan),
 /* harmony export */   v: () => (/* binding */ startToolRunnerSpan)
 /* harmony export */ });
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2946);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(6579);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(6402);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1451);
-/* harmony import */ var _internal_stainless_helper_header_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3727);
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(7162);
-/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2816);
-/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(9046);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3428);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8921);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(5496);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(1213);
+/* harmony import */ var _internal_stainless_helper_header_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(3937);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(7412);
+/* harmony import */ var _attributes_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3734);
+/* harmony import */ var _content_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8188);
 
 
 
@@ -13226,7 +13226,7 @@ async function withToolUseSpan(client, tool, toolUse, options, run) {
 
 /***/ }),
 
-/***/ 2107:
+/***/ 1977:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -13234,8 +13234,8 @@ async function withToolUseSpan(client, tool, toolUse, options, run) {
 /* harmony export */   pW: () => (/* binding */ runRunnableTool)
 /* harmony export */ });
 /* unused harmony export toolErrorContent */
-/* harmony import */ var _ToolError_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7708);
-/* harmony import */ var _internal_toolsets_sanitize_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4655);
+/* harmony import */ var _ToolError_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7618);
+/* harmony import */ var _internal_toolsets_sanitize_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7793);
 
 
 /**
@@ -13266,28 +13266,28 @@ async function runRunnableTool(tool, rawInput, context) {
 
 /***/ }),
 
-/***/ 1140:
+/***/ 3358:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   zs: () => (/* binding */ SessionToolRunner)
 /* harmony export */ });
 /* unused harmony exports MANAGED_AGENTS_BETA, DEFAULT_MAX_IDLE_MS */
-/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7698);
-/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(6579);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3710);
-/* harmony import */ var _internal_errors_mjs__WEBPACK_IMPORTED_MODULE_13__ = __webpack_require__(1043);
-/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_14__ = __webpack_require__(7162);
-/* harmony import */ var _internal_utils_sleep_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(9125);
-/* harmony import */ var _internal_utils_backoff_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(80);
-/* harmony import */ var _internal_utils_abort_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(966);
-/* harmony import */ var _internal_utils_async_queue_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9438);
-/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(2760);
-/* harmony import */ var _internal_stainless_helper_header_mjs__WEBPACK_IMPORTED_MODULE_12__ = __webpack_require__(3727);
-/* harmony import */ var _BetaRunnableTool_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2107);
-/* harmony import */ var _internal_check_json_mjs__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(4825);
-/* harmony import */ var _internal_max_concurrent_calls_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3498);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(9444);
+/* harmony import */ var _internal_tslib_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3364);
+/* harmony import */ var _opentelemetry_api__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(8921);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(5064);
+/* harmony import */ var _internal_errors_mjs__WEBPACK_IMPORTED_MODULE_13__ = __webpack_require__(2533);
+/* harmony import */ var _internal_utils_log_mjs__WEBPACK_IMPORTED_MODULE_14__ = __webpack_require__(7412);
+/* harmony import */ var _internal_utils_sleep_mjs__WEBPACK_IMPORTED_MODULE_7__ = __webpack_require__(8027);
+/* harmony import */ var _internal_utils_backoff_mjs__WEBPACK_IMPORTED_MODULE_8__ = __webpack_require__(7594);
+/* harmony import */ var _internal_utils_abort_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9612);
+/* harmony import */ var _internal_utils_async_queue_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(8100);
+/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_11__ = __webpack_require__(3546);
+/* harmony import */ var _internal_stainless_helper_header_mjs__WEBPACK_IMPORTED_MODULE_12__ = __webpack_require__(3937);
+/* harmony import */ var _BetaRunnableTool_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1977);
+/* harmony import */ var _internal_check_json_mjs__WEBPACK_IMPORTED_MODULE_9__ = __webpack_require__(1363);
+/* harmony import */ var _internal_max_concurrent_calls_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2772);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_10__ = __webpack_require__(2238);
 var _SessionToolRunner_instances, _SessionToolRunner_consumed, _SessionToolRunner_maxConcurrentCalls, _SessionToolRunner_controller, _SessionToolRunner_detachExternal, _SessionToolRunner_requestOptions, _SessionToolRunner_closeTools, _SessionRun_instances, _SessionRun_options, _SessionRun_log, _SessionRun_tools, _SessionRun_running, _SessionRun_countdown, _SessionRun_threadSignals, _SessionRun_stopping, _SessionRun_view, _SessionRun_connected, _SessionRun_reconnectDelayMs, _SessionRun_readAttempts, _SessionRun_handled, _SessionRun_held, _SessionRun_otelContext, _SessionRun_readConnection, _SessionRun_readStream, _SessionRun_reportIdle, _SessionRun_stop, _SessionRun_actOnView, _SessionRun_runCall, _SessionRun_execute, _SessionRun_callTool, _SessionRun_post, _SessionRun_yield, _SessionRun_requestOptions, _SessionView_instances, _SessionView_terminated, _SessionView_seenBefore, _SessionView_seenAt, _SessionView_calls, _SessionView_applyCall, _SessionView_applyResult, _SessionView_applySessionIdle, _SessionView_applyThreadStatus, _SessionView_applyThreadIdleOrTerminated, _SessionView_applyListed, _SessionView_callsAmong, _RunningCalls_limit, _RunningCalls_hooks, _RunningCalls_byThread, _ThreadSignals_byThread, _IdleCountdown_maxIdleMs, _IdleCountdown_activeAt, _IdleCountdown_endsAt, _IdleCountdown_timer, _IdleCountdown_connection, _ResultPoster_instances, _ResultPoster_options, _ResultPoster_beganAt, _ResultPoster_attempts, _ResultPoster_send, _ResultPoster_waitToRetry;
 
 
@@ -14150,7 +14150,7 @@ function sessionLog({ client, sessionId }) {
 
 /***/ }),
 
-/***/ 7708:
+/***/ 7618:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -14223,7 +14223,7 @@ var ToolError = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 1420:
+/***/ 2726:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -14243,17 +14243,17 @@ __webpack_require__.d(__webpack_exports__, {
   sh: () => (/* binding */ BetaUnsupportedCharsetError)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var internal_headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var internal_headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/deployment-runs.mjs
 
 
 
@@ -14331,7 +14331,7 @@ class DeploymentRuns extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=deployment-runs.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/deployments.mjs
 
 
 
@@ -14600,7 +14600,7 @@ class Deployments extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=deployments.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/dreams.mjs
 
 
 
@@ -14793,11 +14793,11 @@ class Dreams extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=dreams.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
-var stainless_helper_header = __webpack_require__(3727);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
-var uploads = __webpack_require__(8868);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+var stainless_helper_header = __webpack_require__(3937);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+var uploads = __webpack_require__(8686);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/files.mjs
 
 
 
@@ -14984,7 +14984,7 @@ class Files extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=files.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/models.mjs
 
 
 
@@ -15063,9 +15063,9 @@ class Models extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=models.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/standardwebhooks/dist/index.js
-var dist = __webpack_require__(2313);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
+// EXTERNAL MODULE: ./node_modules/standardwebhooks/dist/index.js
+var dist = __webpack_require__(5487);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/webhooks.mjs
 
 
 class Webhooks extends resource/* APIResource */.h {
@@ -15094,7 +15094,7 @@ class Webhooks extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=webhooks.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/agents/versions.mjs
 
 
 
@@ -15136,7 +15136,7 @@ class Versions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/agents/agents.mjs
 
 
 
@@ -15307,7 +15307,7 @@ var Agents = /* @__PURE__ */ (() => {
     return Agents;
 })();
 //# sourceMappingURL=agents.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/cases.mjs
 
 
 
@@ -15443,7 +15443,7 @@ class Cases extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=cases.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/items.mjs
 
 
 
@@ -15495,7 +15495,7 @@ class Items extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=items.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/notices.mjs
 
 
 
@@ -15548,7 +15548,7 @@ class Notices extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=notices.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/compliance/review/review.mjs
 
 
 
@@ -15571,7 +15571,7 @@ var Review = /* @__PURE__ */ (() => {
     return Review;
 })();
 //# sourceMappingURL=review.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/compliance/compliance.mjs
 
 
 
@@ -15586,9 +15586,9 @@ var Compliance = /* @__PURE__ */ (() => {
     return Compliance;
 })();
 //# sourceMappingURL=compliance.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
-var environments = __webpack_require__(5878);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/environments/environments.mjs
+var environments = __webpack_require__(5184);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memories.mjs
 
 
 
@@ -15762,7 +15762,7 @@ class Memories extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=memories.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-versions.mjs
 
 
 
@@ -15883,7 +15883,7 @@ class MemoryVersions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=memory-versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/memory-stores/memory-stores.mjs
 
 
 
@@ -16078,11 +16078,11 @@ var MemoryStores = /* @__PURE__ */ (() => {
     return MemoryStores;
 })();
 //# sourceMappingURL=memory-stores.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
-var jsonl = __webpack_require__(6886);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var core_error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
+var jsonl = __webpack_require__(192);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var core_error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/messages/batches.mjs
 
 
 
@@ -16356,15 +16356,15 @@ class Batches extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=batches.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/constants.mjs
-var constants = __webpack_require__(6441);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
-var deprecated_models = __webpack_require__(1149);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
-var models_to_warn_with_thinking_enabled = __webpack_require__(6378);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
-var api_call = __webpack_require__(5638);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/constants.mjs
+var constants = __webpack_require__(4699);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
+var deprecated_models = __webpack_require__(1391);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
+var models_to_warn_with_thinking_enabled = __webpack_require__(2596);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
+var api_call = __webpack_require__(9692);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/beta-parser.mjs
 
 function getOutputFormat(params) {
     // Prefer output_format (deprecated) over output_config.format for backward compatibility
@@ -16440,15 +16440,15 @@ function parseBetaOutputFormat(params, content) {
     }
 }
 //# sourceMappingURL=beta-parser.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
-var tslib = __webpack_require__(7698);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/errors.mjs
-var errors = __webpack_require__(1043);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
-var values = __webpack_require__(9818);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/streaming.mjs
-var streaming = __webpack_require__(9768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+var tslib = __webpack_require__(3364);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/errors.mjs
+var errors = __webpack_require__(2533);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+var values = __webpack_require__(9296);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/streaming.mjs
+var streaming = __webpack_require__(6922);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/beta-messages-request.mjs
 
 
 
@@ -16509,11 +16509,11 @@ function assertOneOutputFormat(params) {
     }
 }
 //# sourceMappingURL=beta-messages-request.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
-var tracing_streaming = __webpack_require__(2173);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs + 1 modules
-var message_stream_utils = __webpack_require__(4017);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
+var tracing_streaming = __webpack_require__(3859);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs + 1 modules
+var message_stream_utils = __webpack_require__(7519);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/BetaMessageStream.mjs
 var _BetaMessageStream_instances, _BetaMessageStream_currentMessageSnapshot, _BetaMessageStream_params, _BetaMessageStream_connectedPromise, _BetaMessageStream_resolveConnectedPromise, _BetaMessageStream_rejectConnectedPromise, _BetaMessageStream_endPromise, _BetaMessageStream_resolveEndPromise, _BetaMessageStream_rejectEndPromise, _BetaMessageStream_listeners, _BetaMessageStream_ended, _BetaMessageStream_errored, _BetaMessageStream_aborted, _BetaMessageStream_catchingPromiseCreated, _BetaMessageStream_response, _BetaMessageStream_request_id, _BetaMessageStream_workspace_id, _BetaMessageStream_logger, _BetaMessageStream_client, _BetaMessageStream_span, _BetaMessageStream_spanBody, _BetaMessageStream_getFinalMessage, _BetaMessageStream_getFinalText, _BetaMessageStream_handleError, _BetaMessageStream_beginRequest, _BetaMessageStream_addStreamEvent, _BetaMessageStream_endRequest, _BetaMessageStream_accumulateMessage, _BetaMessageStream_toolInputParseError;
 
 
@@ -17243,21 +17243,21 @@ var BetaMessageStream = /* @__PURE__ */ (() => {
     return BetaMessageStream;
 })();
 //# sourceMappingURL=BetaMessageStream.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/api-promise.mjs
-var api_promise = __webpack_require__(6760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/parse.mjs
-var parse = __webpack_require__(6883);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
-var log = __webpack_require__(7162);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context-api.mjs
-var context_api = __webpack_require__(6579);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
-var trace_api = __webpack_require__(6402);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/status.mjs
-var trace_status = __webpack_require__(1451);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
-var BetaRunnableTool = __webpack_require__(2107);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/api-promise.mjs
+var api_promise = __webpack_require__(5734);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/parse.mjs
+var parse = __webpack_require__(4981);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
+var log = __webpack_require__(7412);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context-api.mjs
+var context_api = __webpack_require__(8921);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
+var trace_api = __webpack_require__(5496);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace/status.mjs
+var trace_status = __webpack_require__(1213);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/tools/BetaRunnableTool.mjs
+var BetaRunnableTool = __webpack_require__(1977);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/toolsets/family.mjs
 /** Dated `tools[]` entry `type` → the family stamped on member blocks. */
 const TOOLSET_TYPE_TO_FAMILY = {
     browser_toolset_20260801: 'browser',
@@ -17272,11 +17272,11 @@ function isRunnableToolset(t) {
     return 'run' in t && t.type != null && Object.prototype.hasOwnProperty.call(TOOLSET_TYPE_TO_FAMILY, t.type);
 }
 //# sourceMappingURL=family.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
-var tools_ToolError = __webpack_require__(7708);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
-var sanitize = __webpack_require__(4655);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/tools/ToolError.mjs
+var tools_ToolError = __webpack_require__(7618);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/toolsets/sanitize.mjs
+var sanitize = __webpack_require__(7793);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/toolsets/errors.mjs
 
 
 
@@ -17403,7 +17403,7 @@ class UploadRefusedError extends tools_ToolError/* ToolError */.v {
 /** The refusal for a `file_upload` by path when no upload root is configured (no file policy, or one without roots). */
 const NO_UPLOAD_ROOTS = 'file_upload has no configured upload roots';
 //# sourceMappingURL=errors.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/toolsets/run.mjs
 
 
 
@@ -17495,7 +17495,7 @@ async function runToolsetMember(toolset, toolUse, options = {}) {
     }
 }
 //# sourceMappingURL=run.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/BetaToolRunnerStream.mjs
 var _BetaToolRunnerStream_instances, _BetaToolRunnerStream_onToolCall, _BetaToolRunnerStream_emitted, _BetaToolRunnerStream_readers, _BetaToolRunnerStream_toolCalls, _BetaToolRunnerStream_closed, _BetaToolRunnerStream_ready, _BetaToolRunnerStream_fallback, _BetaToolRunnerStream_track, _BetaToolRunnerStream_release, _BetaToolRunnerStream_removeReader;
 
 
@@ -17618,11 +17618,11 @@ var BetaToolRunnerStream = /* @__PURE__ */ (() => {
     return BetaToolRunnerStream;
 })();
 //# sourceMappingURL=BetaToolRunnerStream.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
-var tools = __webpack_require__(9444);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
-var promise = __webpack_require__(4763);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/tools.mjs
+var tools = __webpack_require__(2238);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/promise.mjs
+var promise = __webpack_require__(174);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/threads/ThreadState.mjs
 var _ThreadState_instances, _ThreadState_fields, _ThreadState_stored, _ThreadState_staged, _ThreadState_anchor, _ThreadState_turn, _ThreadState_logger, _ThreadState_lastReply_get, _ThreadState_repeatsLastReply, _ThreadState_startNewThread, _ThreadState_retryPartialTurn, _ThreadState_dropsRefusedTurn, _ThreadState_storeTurn, _ThreadState_adoptContainer, _ThreadState_checkCreateOnly, _ThreadState_requestOptions;
 
 
@@ -18118,7 +18118,7 @@ function toMessageList(input) {
     return (0,values/* isReadonlyArray */.MH)(input) ? input : [input];
 }
 //# sourceMappingURL=ThreadState.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/threads/tool-runner-params.mjs
 /**
  * `params` split into the runner's own settings, the `thread` choice, and the params of the thread it runs over. Throws
  * on a `thread` the params type leaves out.
@@ -18132,7 +18132,7 @@ function splitToolRunnerParams(params) {
     return { settings: { stream, max_iterations, runToolsEagerly }, thread, threadParams };
 }
 //# sourceMappingURL=tool-runner-params.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/tools/BetaToolRunner.mjs
 var _BetaToolRunner_instances, _BetaToolRunner_consumed, _BetaToolRunner_mutated, _BetaToolRunner_thread, _BetaToolRunner_settings, _BetaToolRunner_options, _BetaToolRunner_helperHeader, _BetaToolRunner_messagesWithoutReply, _BetaToolRunner_message, _BetaToolRunner_stream, _BetaToolRunner_toolResponse, _BetaToolRunner_completion, _BetaToolRunner_iterationCount, _BetaToolRunner_toolRunnerOtelContext, _BetaToolRunner_compaction, _BetaToolRunner_calls, _BetaToolRunner_lastStopReason, _BetaToolRunner_toolOverrides, _BetaToolRunner_pendingToolChanges, _BetaToolRunner_withToolRunnerSpan, _BetaToolRunner_send, _BetaToolRunner_turnOptions, _BetaToolRunner_streamThatStartsTools, _BetaToolRunner_startedCallsSettled, _BetaToolRunner_compact, _BetaToolRunner_compactionThread, _BetaToolRunner_runnableTools, _BetaToolRunner_availableToolNames, _BetaToolRunner_recordRemovalsFromHistory, _BetaToolRunner_compactAfterFinalTurn, _BetaToolRunner_generateToolResponse, _BetaToolRunner_toolsetFamilies, _BetaToolRunner_toolsetParams, _BetaToolRunner_flushPendingToolChanges, _BetaToolRunner_pendingToolChangesMessage;
 
 
@@ -19184,7 +19184,7 @@ function determineNextStepFromStopReason(stopReason) {
     }
 }
 //# sourceMappingURL=BetaToolRunner.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/threads/BetaMessageThread.mjs
 
 
 
@@ -19354,7 +19354,7 @@ class BetaMessageThread {
     }
 }
 //# sourceMappingURL=BetaMessageThread.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/messages/messages.mjs
 
 
 
@@ -19626,11 +19626,11 @@ const BETA_COMPUTER_MEMBER_NAME_VALUES = (/* unused pure expression or super */ 
 
 
 //# sourceMappingURL=messages.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs + 38 modules
-var organization = __webpack_require__(7248);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
-var SessionToolRunner = __webpack_require__(1140);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs + 38 modules
+var organization = __webpack_require__(3142);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
+var SessionToolRunner = __webpack_require__(3358);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/sessions/events.mjs
 
 
 
@@ -19786,7 +19786,7 @@ var Events = /* @__PURE__ */ (() => {
 })();
 
 //# sourceMappingURL=events.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/sessions/resources.mjs
 
 
 
@@ -19957,7 +19957,7 @@ class Resources extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=resources.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/events.mjs
 
 
 
@@ -20036,7 +20036,7 @@ class events_Events extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=events.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/sessions/threads/threads.mjs
 
 
 
@@ -20148,7 +20148,7 @@ var Threads = /* @__PURE__ */ (() => {
     return Threads;
 })();
 //# sourceMappingURL=threads.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/sessions/sessions.mjs
 
 
 
@@ -20385,7 +20385,7 @@ var Sessions = /* @__PURE__ */ (() => {
     return Sessions;
 })();
 //# sourceMappingURL=sessions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/skills/versions.mjs
 
 
 
@@ -20566,7 +20566,7 @@ class versions_Versions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/skills/skills.mjs
 
 
 
@@ -20716,7 +20716,7 @@ var Skills = /* @__PURE__ */ (() => {
     return Skills;
 })();
 //# sourceMappingURL=skills.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/tunnels/certificates.mjs
 
 
 
@@ -20876,7 +20876,7 @@ class Certificates extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=certificates.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/tunnels/tunnels.mjs
 
 
 
@@ -21104,7 +21104,7 @@ var Tunnels = /* @__PURE__ */ (() => {
     return Tunnels;
 })();
 //# sourceMappingURL=tunnels.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/action-urls.mjs
 
 
 
@@ -21147,7 +21147,7 @@ class ActionURLs extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=action-urls.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/data-controls.mjs
 
 
 
@@ -21223,7 +21223,7 @@ class DataControls extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=data-controls.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/google/google.mjs
 
 
 
@@ -21238,7 +21238,7 @@ var Google = /* @__PURE__ */ (() => {
     return Google;
 })();
 //# sourceMappingURL=google.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/providers/providers.mjs
 
 
 
@@ -21253,7 +21253,7 @@ var Providers = /* @__PURE__ */ (() => {
     return Providers;
 })();
 //# sourceMappingURL=providers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/user-profiles/user-profiles.mjs
 
 
 
@@ -21485,7 +21485,7 @@ var UserProfiles = /* @__PURE__ */ (() => {
     return UserProfiles;
 })();
 //# sourceMappingURL=user-profiles.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/vaults/credentials.mjs
 
 
 
@@ -21717,7 +21717,7 @@ class Credentials extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=credentials.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/vaults/vaults.mjs
 
 
 
@@ -21914,7 +21914,7 @@ var Vaults = /* @__PURE__ */ (() => {
     return Vaults;
 })();
 //# sourceMappingURL=vaults.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs
 
 
 
@@ -22187,7 +22187,7 @@ var Beta = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 5878:
+/***/ 5184:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -22199,13 +22199,13 @@ var Beta = /* @__PURE__ */ (() => {
 /* harmony export */   Nd: () => (/* binding */ BetaInvalidMetadataError),
 /* harmony export */   yj: () => (/* binding */ BetaEnvironmentCreateDisabledError)
 /* harmony export */ });
-/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9364);
-/* harmony import */ var _work_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3419);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
-/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(5668);
-/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(2760);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7217);
+/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2830);
+/* harmony import */ var _work_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(8249);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
+/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(1154);
+/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3546);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(9567);
 
 
 
@@ -22522,7 +22522,7 @@ var Environments = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 3419:
+/***/ 8249:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -22534,29 +22534,29 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: EnvironmentWorker, WorkPoller
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var core_error = __webpack_require__(3710);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
-var tslib = __webpack_require__(7698);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context-api.mjs
-var context_api = __webpack_require__(6579);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
-var utils_log = __webpack_require__(7162);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
-var sleep = __webpack_require__(9125);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
-var env = __webpack_require__(1973);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var core_error = __webpack_require__(5064);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+var tslib = __webpack_require__(3364);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context-api.mjs
+var context_api = __webpack_require__(8921);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/log.mjs
+var utils_log = __webpack_require__(7412);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/sleep.mjs
+var sleep = __webpack_require__(8027);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/env.mjs
+var env = __webpack_require__(111);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/uuid.mjs
 /**
  * https://stackoverflow.com/a/2117523
  */
@@ -22571,13 +22571,13 @@ let uuid4 = function () {
     return '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) => (+c ^ (randomByte() & (15 >> (+c / 4)))).toString(16));
 };
 //# sourceMappingURL=uuid.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
-var abort = __webpack_require__(966);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
-var backoff = __webpack_require__(80);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
-var stainless_helper_header = __webpack_require__(3727);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/abort.mjs
+var abort = __webpack_require__(9612);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/backoff.mjs
+var backoff = __webpack_require__(7594);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+var stainless_helper_header = __webpack_require__(3937);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/helper-client.mjs
 
 
 
@@ -22628,9 +22628,9 @@ function copyClientForHelper(client, { authToken, helper }) {
     });
 }
 //# sourceMappingURL=helper-client.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/check-json.mjs
-var check_json = __webpack_require__(4825);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/check-json.mjs
+var check_json = __webpack_require__(1363);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/base64.mjs
 
 
 const toBase64 = (data) => {
@@ -22663,11 +22663,11 @@ const fromBase64 = (str) => {
     throw new core_error.AnthropicError('Cannot decode base64 string; Expected `Buffer` or `atob` to be defined');
 };
 //# sourceMappingURL=base64.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
-var bytes = __webpack_require__(3825);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
-var values = __webpack_require__(9818);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/environments/sessions-token.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/bytes.mjs
+var bytes = __webpack_require__(9083);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+var values = __webpack_require__(9296);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/environments/sessions-token.mjs
 
 
 
@@ -22688,7 +22688,7 @@ function sessionsTokenFromSecret(secret) {
     return typeof token === 'string' && token !== '' ? token : null;
 }
 //# sourceMappingURL=sessions-token.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/environments/stop.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/environments/stop.mjs
 
 
 
@@ -22711,13 +22711,13 @@ async function stop(client, work, requestOptions, { force }) {
     return undefined;
 }
 //# sourceMappingURL=stop.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
-var span_kind = __webpack_require__(2946);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/status.mjs
-var trace_status = __webpack_require__(1451);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
-var trace_api = __webpack_require__(6402);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace/span_kind.mjs
+var span_kind = __webpack_require__(3428);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace/status.mjs
+var trace_status = __webpack_require__(1213);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/trace-api.mjs + 9 modules
+var trace_api = __webpack_require__(5496);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/environments.mjs
 
 
 
@@ -22780,7 +22780,7 @@ async function withEnvironmentWorkSpan(client, span, signal, handle) {
     (0,tracing/* guardTracing */.M5)(client, () => endEnvironmentWorkSpan(span, signal));
 }
 //# sourceMappingURL=environments.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/environments/poller.mjs
 var _WorkPoller_instances, _WorkPoller_runnerClient, _WorkPoller_consumed, _WorkPoller_controller, _WorkPoller_detachExternal, _WorkPoller_autoStop, _WorkPoller_drain, _WorkPoller_blockMs, _WorkPoller_reclaimOlderThanMs, _WorkPoller_requestOpts, _WorkPoller_poll, _WorkPoller_ack, _WorkPoller_stop, _PollDelays_log, _PollDelays_environmentId, _PollDelays_failures, _PollDelays_idle;
 
 
@@ -23039,9 +23039,9 @@ function defaultWorkerId() {
     return host ? `${host}-${uuid4()}` : uuid4();
 }
 //# sourceMappingURL=poller.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
-var SessionToolRunner = __webpack_require__(1140);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/environments/lease.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/tools/SessionToolRunner.mjs
+var SessionToolRunner = __webpack_require__(3358);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/environments/lease.mjs
 var _Lease_instances, _Lease_client, _Lease_work, _Lease_requestOptions, _Lease_logger, _Lease_lost, _Lease_heartbeats, _Lease_expiry, _Lease_shutdown, _Lease_lastHeartbeat, _Lease_ttlMs, _Lease_heartbeatDueAt, _Lease_expiresAt, _Lease_heartbeatUntilEnd, _Lease_extendWhenDue, _Lease_stopIfHeld, _Lease_extend, _Lease_sendHeartbeat, _Lease_recordResponse;
 
 
@@ -23188,11 +23188,11 @@ var Lease = /* @__PURE__ */ (() => {
     return Lease;
 })();
 //# sourceMappingURL=lease.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/max-concurrent-calls.mjs
-var max_concurrent_calls = __webpack_require__(3498);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
-var sync_interval = __webpack_require__(9354);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/max-concurrent-calls.mjs
+var max_concurrent_calls = __webpack_require__(2772);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/tools/agent-toolset/sync-interval.mjs
+var sync_interval = __webpack_require__(8264);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/environments/worker.mjs
 var _EnvironmentWorker_instances, _EnvironmentWorker_maxConcurrentCalls, _EnvironmentWorker_signal, _EnvironmentWorker_handlePolled, _WorkItemRun_instances, _WorkItemRun_options, _WorkItemRun_sessionId, _WorkItemRun_hasSessionsToken, _WorkItemRun_client, _WorkItemRun_logger, _WorkItemRun_logFields, _WorkItemRun_serveSession, _WorkItemRun_readSession, _WorkItemRun_memoryStoresFor, _WorkItemRun_runTools, _WorkItemRun_saveAndRemoveMemory, _WorkItemRun_saveWithinTimeout, _BackgroundSaves_controller, _BackgroundSaves_waiting, _BackgroundSaves_last;
 
 
@@ -23490,7 +23490,7 @@ var WorkItemRun = /* @__PURE__ */ (() => {
             return;
         }
         // Imported here to keep Node builtins out of the static imports of the SDK core.
-        const toolset = await __webpack_require__.e(/* import() */ 700).then(__webpack_require__.bind(__webpack_require__, 1700));
+        const toolset = await __webpack_require__.e(/* import() */ 526).then(__webpack_require__.bind(__webpack_require__, 6526));
         let cleanupSkills = async () => { };
         let memory;
         let cleanEnd = false;
@@ -23652,7 +23652,7 @@ var BackgroundSaves = /* @__PURE__ */ (() => {
     return BackgroundSaves;
 })();
 //# sourceMappingURL=worker.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/environments/work.mjs
 
 
 
@@ -23998,7 +23998,7 @@ var Work = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 8173:
+/***/ 5907:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -24012,13 +24012,13 @@ __webpack_require__.d(__webpack_exports__, {
   ZX: () => (/* binding */ ManagedSettings)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/configuration.mjs
 
 
 
@@ -24115,7 +24115,7 @@ class Configuration extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=configuration.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-group-default.mjs
 
 
 
@@ -24199,11 +24199,11 @@ class RBACGroupDefault extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rbac-group-default.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/rbac-groups.mjs
 
 
 
@@ -24399,9 +24399,9 @@ class RBACGroups extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rbac-groups.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs
 
 
 
@@ -24520,7 +24520,7 @@ var ManagedSettings = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 245:
+/***/ 5927:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -24538,17 +24538,17 @@ __webpack_require__.d(__webpack_exports__, {
   NO: () => (/* binding */ ClaudeTag)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-channels.mjs
 
 
 
@@ -24774,7 +24774,7 @@ class SlackChannels extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=slack-channels.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/slack-workspaces.mjs
 
 
 
@@ -24899,7 +24899,7 @@ class SlackWorkspaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=slack-workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/targets.mjs
 
 
 
@@ -25059,7 +25059,7 @@ class Targets extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=targets.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/bundles/bundles.mjs
 
 
 
@@ -25183,9 +25183,9 @@ var Bundles = /* @__PURE__ */ (() => {
     return Bundles;
 })();
 //# sourceMappingURL=bundles.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs
 
 
 
@@ -25354,7 +25354,7 @@ var ClaudeTag = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 8376:
+/***/ 5182:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -25373,12 +25373,12 @@ var ClaudeTag = /* @__PURE__ */ (() => {
 /* harmony export */   xb: () => (/* binding */ ExternalStorage),
 /* harmony export */   z5: () => (/* binding */ BetaExternalStorageInWorkspacePolicyError)
 /* harmony export */ });
-/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9364);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
-/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(5668);
-/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(2760);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7217);
+/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2830);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
+/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(1154);
+/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3546);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(9567);
 
 
 
@@ -25818,7 +25818,7 @@ var ExternalStorage = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 7248:
+/***/ 3142:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -25833,15 +25833,15 @@ __webpack_require__.d(__webpack_exports__, {
   yb: () => (/* binding */ Organization)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/api-keys.mjs
 
 
 
@@ -25920,9 +25920,9 @@ class APIKeys extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=api-keys.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/compliance-settings.mjs
 
 
 
@@ -26000,7 +26000,7 @@ class ComplianceSettings extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=compliance-settings.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/external-keys.mjs
 
 
 
@@ -26167,9 +26167,9 @@ class ExternalKeys extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=external-keys.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
-var external_storage = __webpack_require__(8376);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/external-storage.mjs
+var external_storage = __webpack_require__(5182);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/invites.mjs
 
 
 
@@ -26280,9 +26280,9 @@ class Invites extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=invites.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
-var uploads = __webpack_require__(8868);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+var uploads = __webpack_require__(8686);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugin-marketplaces.mjs
 
 
 
@@ -26536,7 +26536,7 @@ class PluginMarketplaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=plugin-marketplaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rate-limits.mjs
 
 
 
@@ -26572,9 +26572,9 @@ class RateLimits extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rate-limits.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
-var users = __webpack_require__(5883);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/users.mjs
+var users = __webpack_require__(1057);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/webhooks.mjs
 
 
 
@@ -26805,7 +26805,7 @@ class Webhooks extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=webhooks.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/artifacts.mjs
 
 
 
@@ -26841,7 +26841,7 @@ class Artifacts extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=artifacts.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/connectors.mjs
 
 
 
@@ -26889,7 +26889,7 @@ class Connectors extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=connectors.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost.mjs
 
 
 
@@ -26969,7 +26969,7 @@ class Cost extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=cost.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/cost-report.mjs
 
 
 
@@ -27029,7 +27029,7 @@ class CostReport extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=cost-report.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/plugins.mjs
 
 
 
@@ -27080,7 +27080,7 @@ class Plugins extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=plugins.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/skills.mjs
 
 
 
@@ -27126,7 +27126,7 @@ class Skills extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=skills.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/summaries.mjs
 
 
 
@@ -27167,7 +27167,7 @@ class Summaries extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=summaries.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage.mjs
 
 
 
@@ -27247,7 +27247,7 @@ class Usage extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=usage.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/usage-report.mjs
 
 
 
@@ -27307,7 +27307,7 @@ class UsageReport extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=usage-report.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-cost-report.mjs
 
 
 
@@ -27375,7 +27375,7 @@ class UserCostReport extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=user-cost-report.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/user-usage-report.mjs
 
 
 
@@ -27443,7 +27443,7 @@ class UserUsageReport extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=user-usage-report.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/users.mjs
 
 
 
@@ -27489,7 +27489,7 @@ class Users extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=users.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/projects.mjs
 
 
 
@@ -27534,7 +27534,7 @@ class Projects extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=projects.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/chat/chat.mjs
 
 
 
@@ -27549,7 +27549,7 @@ var Chat = /* @__PURE__ */ (() => {
     return Chat;
 })();
 //# sourceMappingURL=chat.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/apps/apps.mjs
 
 
 
@@ -27564,7 +27564,7 @@ var Apps = /* @__PURE__ */ (() => {
     return Apps;
 })();
 //# sourceMappingURL=apps.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/analytics/analytics.mjs
 
 
 
@@ -27627,9 +27627,9 @@ var Analytics = /* @__PURE__ */ (() => {
     return Analytics;
 })();
 //# sourceMappingURL=analytics.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs + 3 modules
-var managed_settings = __webpack_require__(8173);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/managed-settings/managed-settings.mjs + 3 modules
+var managed_settings = __webpack_require__(5907);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-code/claude-code.mjs
 
 
 
@@ -27649,9 +27649,9 @@ var ClaudeCode = /* @__PURE__ */ (() => {
     return ClaudeCode;
 })();
 //# sourceMappingURL=claude-code.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs + 4 modules
-var claude_tag = __webpack_require__(245);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/claude-tag/claude-tag.mjs + 4 modules
+var claude_tag = __webpack_require__(5927);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/issuers.mjs
 
 
 
@@ -27850,7 +27850,7 @@ class Issuers extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=issuers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/workspaces.mjs
 
 
 
@@ -27986,7 +27986,7 @@ class Workspaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/rules/rules.mjs
 
 
 
@@ -28215,7 +28215,7 @@ var Rules = /* @__PURE__ */ (() => {
     return Rules;
 })();
 //# sourceMappingURL=rules.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/federation/federation.mjs
 
 
 
@@ -28234,9 +28234,9 @@ var Federation = /* @__PURE__ */ (() => {
     return Federation;
 })();
 //# sourceMappingURL=federation.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs + 3 modules
-var plugins = __webpack_require__(2603);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs + 3 modules
+var plugins = __webpack_require__(7925);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/data-controls.mjs
 
 
 
@@ -28324,7 +28324,7 @@ class DataControls extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=data-controls.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/projects/projects.mjs
 
 
 
@@ -28339,7 +28339,7 @@ var projects_Projects = /* @__PURE__ */ (() => {
     return Projects;
 })();
 //# sourceMappingURL=projects.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/google/google.mjs
 
 
 
@@ -28354,7 +28354,7 @@ var Google = /* @__PURE__ */ (() => {
     return Google;
 })();
 //# sourceMappingURL=google.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/providers/providers.mjs
 
 
 
@@ -28369,9 +28369,9 @@ var Providers = /* @__PURE__ */ (() => {
     return Providers;
 })();
 //# sourceMappingURL=providers.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs + 1 modules
-var rbac_groups = __webpack_require__(1245);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs + 1 modules
+var rbac_groups = __webpack_require__(8523);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/permissions.mjs
 
 
 
@@ -28410,7 +28410,7 @@ class Permissions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=permissions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-roles/rbac-roles.mjs
 
 
 
@@ -28482,7 +28482,7 @@ var RBACRoles = /* @__PURE__ */ (() => {
     return RBACRoles;
 })();
 //# sourceMappingURL=rbac-roles.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/workspaces.mjs
 
 
 
@@ -28629,7 +28629,7 @@ class workspaces_Workspaces extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/service-accounts/service-accounts.mjs
 
 
 
@@ -28835,9 +28835,9 @@ var ServiceAccounts = /* @__PURE__ */ (() => {
     return ServiceAccounts;
 })();
 //# sourceMappingURL=service-accounts.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs + 2 modules
-var spend_limits = __webpack_require__(2915);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs + 2 modules
+var spend_limits = __webpack_require__(709);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/workspaces.mjs
 
 
 
@@ -28966,7 +28966,7 @@ class telemetry_destinations_workspaces_Workspaces extends resource/* APIResourc
     }
 }
 //# sourceMappingURL=workspaces.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/telemetry-destinations/telemetry-destinations.mjs
 
 
 
@@ -29193,11 +29193,11 @@ var TelemetryDestinations = /* @__PURE__ */ (() => {
     return TelemetryDestinations;
 })();
 //# sourceMappingURL=telemetry-destinations.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs + 3 modules
-var workspaces = __webpack_require__(4854);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs + 3 modules
+var workspaces = __webpack_require__(8748);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/organization.mjs
 
 
 
@@ -29452,7 +29452,7 @@ var Organization = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 2603:
+/***/ 7925:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -29466,17 +29466,17 @@ __webpack_require__.d(__webpack_exports__, {
   ry: () => (/* binding */ Plugins)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/installation-settings.mjs
 
 
 
@@ -29646,7 +29646,7 @@ class InstallationSettings extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=installation-settings.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/shares.mjs
 
 
 
@@ -29702,9 +29702,9 @@ class Shares extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=shares.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/uploads.mjs
-var uploads = __webpack_require__(8868);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/uploads.mjs
+var uploads = __webpack_require__(8686);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/versions.mjs
 
 
 
@@ -29938,9 +29938,9 @@ class Versions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=versions.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/plugins/plugins.mjs
 
 
 
@@ -30342,7 +30342,7 @@ var Plugins = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 1245:
+/***/ 8523:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -30352,15 +30352,15 @@ __webpack_require__.d(__webpack_exports__, {
   C: () => (/* binding */ RBACGroups)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/members.mjs
 
 
 
@@ -30462,9 +30462,9 @@ class Members extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=members.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/rbac-groups/rbac-groups.mjs
 
 
 
@@ -30632,7 +30632,7 @@ var RBACGroups = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 2915:
+/***/ 709:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -30642,13 +30642,13 @@ __webpack_require__.d(__webpack_exports__, {
   n: () => (/* binding */ SpendLimits)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/effective.mjs
 
 
 
@@ -30684,9 +30684,9 @@ class Effective extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=effective.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/increase-requests.mjs
 
 
 
@@ -30806,11 +30806,11 @@ class IncreaseRequests extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=increase-requests.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/spend-limits/spend-limits.mjs
 
 
 
@@ -30984,7 +30984,7 @@ var SpendLimits = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 5883:
+/***/ 1057:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -30996,12 +30996,12 @@ var SpendLimits = /* @__PURE__ */ (() => {
 /* harmony export */   uY: () => (/* binding */ BetaCannotSignOutManagedMemberError),
 /* harmony export */   zW: () => (/* binding */ Users)
 /* harmony export */ });
-/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(9364);
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
-/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(5668);
-/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(2760);
-/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(768);
-/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7217);
+/* harmony import */ var _core_resource_mjs__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(2830);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
+/* harmony import */ var _core_pagination_mjs__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(1154);
+/* harmony import */ var _internal_headers_mjs__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(3546);
+/* harmony import */ var _internal_tracing_mjs__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(9098);
+/* harmony import */ var _internal_utils_path_mjs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9567);
 
 
 
@@ -31260,7 +31260,7 @@ var Users = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 4854:
+/***/ 8748:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -31272,15 +31272,15 @@ __webpack_require__.d(__webpack_exports__, {
   vm: () => (/* binding */ Workspaces)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/members.mjs
 
 
 
@@ -31431,7 +31431,7 @@ class Members extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=members.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/rate-limits.mjs
 
 
 
@@ -31514,9 +31514,9 @@ class RateLimits extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=rate-limits.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/service-accounts.mjs
 
 
 
@@ -31745,9 +31745,9 @@ class ServiceAccounts extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=service-accounts.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/organization/workspaces/workspaces.mjs
 
 
 
@@ -32026,7 +32026,7 @@ var Workspaces = /* @__PURE__ */ (() => {
 
 /***/ }),
 
-/***/ 7949:
+/***/ 5643:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -32055,21 +32055,21 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: BROWSER_MEMBER_NAME_VALUES, COMPUTER_MEMBER_NAME_VALUES
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
-var deprecated_models = __webpack_require__(1149);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
-var models_to_warn_with_thinking_enabled = __webpack_require__(6378);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
-var api_call = __webpack_require__(5638);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
-var stainless_helper_header = __webpack_require__(3727);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/data/deprecated-models.mjs
+var deprecated_models = __webpack_require__(1391);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/data/models-to-warn-with-thinking-enabled.mjs
+var models_to_warn_with_thinking_enabled = __webpack_require__(2596);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/api-call.mjs
+var api_call = __webpack_require__(9692);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/stainless-helper-header.mjs
+var stainless_helper_header = __webpack_require__(3937);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/messages-request.mjs
 
 
 
@@ -32103,17 +32103,17 @@ function startMessagesStreamSpan(client, body, options) {
     return (0,tracing/* startApiCallSpan */.FS)(client, 'anthropic.messages.create', options, (0,api_call/* messagesCreateSpanSettings */.io)(client, { body, headers, stream: true }));
 }
 //# sourceMappingURL=messages-request.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tslib.mjs
-var tslib = __webpack_require__(7698);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/errors.mjs
-var errors = __webpack_require__(1043);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
-var values = __webpack_require__(9818);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var core_error = __webpack_require__(3710);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/streaming.mjs
-var streaming = __webpack_require__(9768);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/parser.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tslib.mjs
+var tslib = __webpack_require__(3364);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/errors.mjs
+var errors = __webpack_require__(2533);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/values.mjs
+var values = __webpack_require__(9296);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var core_error = __webpack_require__(5064);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/streaming.mjs
+var streaming = __webpack_require__(6922);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/parser.mjs
 
 function getOutputFormat(params) {
     return params?.output_config?.format;
@@ -32176,11 +32176,11 @@ function parseOutputFormat(params, content) {
     }
 }
 //# sourceMappingURL=parser.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
-var tracing_streaming = __webpack_require__(2173);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs + 1 modules
-var message_stream_utils = __webpack_require__(4017);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/lib/internal/tracing/streaming.mjs
+var tracing_streaming = __webpack_require__(3859);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/message-stream-utils.mjs + 1 modules
+var message_stream_utils = __webpack_require__(7519);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/lib/MessageStream.mjs
 var _MessageStream_instances, _MessageStream_currentMessageSnapshot, _MessageStream_params, _MessageStream_connectedPromise, _MessageStream_resolveConnectedPromise, _MessageStream_rejectConnectedPromise, _MessageStream_endPromise, _MessageStream_resolveEndPromise, _MessageStream_rejectEndPromise, _MessageStream_listeners, _MessageStream_ended, _MessageStream_errored, _MessageStream_aborted, _MessageStream_catchingPromiseCreated, _MessageStream_response, _MessageStream_request_id, _MessageStream_workspace_id, _MessageStream_logger, _MessageStream_client, _MessageStream_span, _MessageStream_getFinalMessage, _MessageStream_getFinalText, _MessageStream_handleError, _MessageStream_beginRequest, _MessageStream_addStreamEvent, _MessageStream_endRequest, _MessageStream_accumulateMessage;
 
 
@@ -32827,13 +32827,13 @@ var MessageStream = /* @__PURE__ */ (() => {
     return MessageStream;
 })();
 //# sourceMappingURL=MessageStream.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
-var jsonl = __webpack_require__(6886);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/decoders/jsonl.mjs
+var jsonl = __webpack_require__(192);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/batches.mjs
 
 
 
@@ -33082,9 +33082,9 @@ class Batches extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=batches.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/constants.mjs
-var constants = __webpack_require__(6441);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/constants.mjs
+var constants = __webpack_require__(4699);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs
 
 
 
@@ -33599,7 +33599,7 @@ const COMPUTER_MEMBER_NAME_VALUES = (/* unused pure expression or super */ null 
 
 /***/ }),
 
-/***/ 9354:
+/***/ 8264:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -33607,7 +33607,7 @@ const COMPUTER_MEMBER_NAME_VALUES = (/* unused pure expression or super */ null 
 /* harmony export */   hL: () => (/* binding */ DEFAULT_MEMORY_SYNC_INTERVAL_MS),
 /* harmony export */   iT: () => (/* binding */ checkMemorySyncInterval)
 /* harmony export */ });
-/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3710);
+/* harmony import */ var _core_error_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5064);
 /**
  * The memory sync cadence, split out of `memories.ts` so runtime-agnostic
  * callers (the environment worker) can validate an interval up front without
@@ -33636,7 +33636,7 @@ function checkMemorySyncInterval(ms, option) {
 
 /***/ }),
 
-/***/ 3164:
+/***/ 5998:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -33647,7 +33647,7 @@ const VERSION = '1.16.0'; // x-release-please-version
 
 /***/ }),
 
-/***/ 6246:
+/***/ 320:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -33656,13 +33656,13 @@ __webpack_require__.d(__webpack_exports__, {
   _: () => (/* binding */ ContextAPI)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
-var global_utils = __webpack_require__(1392);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
-var diag = __webpack_require__(3406);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context/context.mjs
-var context = __webpack_require__(7356);
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
+var global_utils = __webpack_require__(2466);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
+var diag = __webpack_require__(7740);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context/context.mjs
+var context = __webpack_require__(1802);
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/context/NoopContextManager.mjs
 
 //#region src/context/NoopContextManager.ts
 var NoopContextManager = class {
@@ -33690,7 +33690,7 @@ var NoopContextManager = class {
 
 
 //# sourceMappingURL=NoopContextManager.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/context.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/api/context.mjs
 
 
 
@@ -33794,7 +33794,7 @@ var ContextAPI = class ContextAPI {
 
 /***/ }),
 
-/***/ 3406:
+/***/ 7740:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -33803,9 +33803,9 @@ __webpack_require__.d(__webpack_exports__, {
   K: () => (/* binding */ DiagAPI)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
-var global_utils = __webpack_require__(1392);
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
+var global_utils = __webpack_require__(2466);
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/diag/ComponentLogger.mjs
 
 //#region src/diag/ComponentLogger.ts
 /**
@@ -33846,7 +33846,7 @@ function logProxy(funcName, namespace, args) {
 
 
 //# sourceMappingURL=ComponentLogger.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.mjs
 
 //#region src/diag/internal/logLevelLogger.ts
 function createLogLevelDiagLogger(maxLevel, logger) {
@@ -33870,7 +33870,7 @@ function createLogLevelDiagLogger(maxLevel, logger) {
 
 
 //# sourceMappingURL=logLevelLogger.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/diag.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/api/diag.mjs
 
 
 
@@ -33942,13 +33942,13 @@ var DiagAPI = class DiagAPI {
 
 /***/ }),
 
-/***/ 6579:
+/***/ 8921:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   _: () => (/* binding */ context)
 /* harmony export */ });
-/* harmony import */ var _api_context_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6246);
+/* harmony import */ var _api_context_mjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(320);
 
 //#region src/context-api.ts
 /**
@@ -33963,7 +33963,7 @@ const context = _api_context_mjs__WEBPACK_IMPORTED_MODULE_0__/* .ContextAPI */ .
 
 /***/ }),
 
-/***/ 7356:
+/***/ 1802:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -34013,7 +34013,7 @@ const ROOT_CONTEXT = new class BaseContext {
 
 /***/ }),
 
-/***/ 1392:
+/***/ 2466:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -34024,14 +34024,14 @@ __webpack_require__.d(__webpack_exports__, {
   kv: () => (/* binding */ unregisterGlobal)
 });
 
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/version.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/version.mjs
 //#region src/version.ts
 const VERSION = "1.10.0";
 //#endregion
 
 
 //# sourceMappingURL=version.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/semver.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/internal/semver.mjs
 
 //#region src/internal/semver.ts
 const re = /^(\d+)\.(\d+)\.(\d+)(-(.+))?$/;
@@ -34114,7 +34114,7 @@ const isCompatible = _makeCompatibilityCheck(VERSION);
 
 
 //# sourceMappingURL=semver.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/internal/global-utils.mjs
 
 
 //#region src/internal/global-utils.ts
@@ -34168,7 +34168,7 @@ function unregisterGlobal(type, diag) {
 
 /***/ }),
 
-/***/ 792:
+/***/ 5826:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -34177,11 +34177,11 @@ __webpack_require__.d(__webpack_exports__, {
   $: () => (/* binding */ propagation)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
-var global_utils = __webpack_require__(1392);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
-var diag = __webpack_require__(3406);
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
+var global_utils = __webpack_require__(2466);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
+var diag = __webpack_require__(7740);
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.mjs
 //#region src/baggage/internal/baggage-impl.ts
 var BaggageImpl = class BaggageImpl {
 	constructor(entries) {
@@ -34218,7 +34218,7 @@ var BaggageImpl = class BaggageImpl {
 
 
 //# sourceMappingURL=baggage-impl.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/baggage/utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/baggage/utils.mjs
 
 
 
@@ -34255,7 +34255,7 @@ function baggageEntryMetadataFromString(str) {
 
 
 //# sourceMappingURL=utils.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/propagation/TextMapPropagator.mjs
 //#region src/propagation/TextMapPropagator.ts
 /**
 * @since 1.0.0
@@ -34281,7 +34281,7 @@ const defaultTextMapSetter = { set(carrier, key, value) {
 
 
 //# sourceMappingURL=TextMapPropagator.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/propagation/NoopTextMapPropagator.mjs
 //#region src/propagation/NoopTextMapPropagator.ts
 /**
 * No-op implementations of {@link TextMapPropagator}.
@@ -34301,11 +34301,11 @@ var NoopTextMapPropagator = class {
 
 
 //# sourceMappingURL=NoopTextMapPropagator.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context/context.mjs
-var context = __webpack_require__(7356);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/context.mjs + 1 modules
-var api_context = __webpack_require__(6246);
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context/context.mjs
+var context = __webpack_require__(1802);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/api/context.mjs + 1 modules
+var api_context = __webpack_require__(320);
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/baggage/context-helpers.mjs
 
 
 //#region src/baggage/context-helpers.ts
@@ -34351,7 +34351,7 @@ function deleteBaggage(context) {
 
 
 //# sourceMappingURL=context-helpers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/propagation.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/api/propagation.mjs
 
 
 
@@ -34426,7 +34426,7 @@ var PropagationAPI = class PropagationAPI {
 
 
 //# sourceMappingURL=propagation.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/propagation-api.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/propagation-api.mjs
 
 //#region src/propagation-api.ts
 /**
@@ -34442,7 +34442,7 @@ const propagation = PropagationAPI.getInstance();
 
 /***/ }),
 
-/***/ 6402:
+/***/ 5496:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -34451,15 +34451,15 @@ __webpack_require__.d(__webpack_exports__, {
   u: () => (/* binding */ trace)
 });
 
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
-var global_utils = __webpack_require__(1392);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
-var diag = __webpack_require__(3406);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/context/context.mjs
-var context = __webpack_require__(7356);
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/context.mjs + 1 modules
-var api_context = __webpack_require__(6246);
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/internal/global-utils.mjs + 2 modules
+var global_utils = __webpack_require__(2466);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/api/diag.mjs + 2 modules
+var diag = __webpack_require__(7740);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/context/context.mjs
+var context = __webpack_require__(1802);
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/api/context.mjs + 1 modules
+var api_context = __webpack_require__(320);
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/invalid-span-constants.mjs
 
 //#region src/trace/invalid-span-constants.ts
 /**
@@ -34482,7 +34482,7 @@ const INVALID_SPAN_CONTEXT = {
 
 
 //# sourceMappingURL=invalid-span-constants.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/NonRecordingSpan.mjs
 
 //#region src/trace/NonRecordingSpan.ts
 /**
@@ -34528,7 +34528,7 @@ var NonRecordingSpan = class {
 
 
 //# sourceMappingURL=NonRecordingSpan.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/context-utils.mjs
 
 
 
@@ -34591,7 +34591,7 @@ function getSpanContext(context) {
 
 
 //# sourceMappingURL=context-utils.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/spancontext-utils.mjs
 
 
 //#region src/trace/spancontext-utils.ts
@@ -34740,7 +34740,7 @@ function wrapSpanContext(spanContext) {
 
 
 //# sourceMappingURL=spancontext-utils.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/NoopTracer.mjs
 
 
 
@@ -34785,7 +34785,7 @@ function isSpanContext(spanContext) {
 
 
 //# sourceMappingURL=NoopTracer.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/ProxyTracer.mjs
 
 //#region src/trace/ProxyTracer.ts
 const NOOP_TRACER = new NoopTracer();
@@ -34824,7 +34824,7 @@ var ProxyTracer = class {
 
 
 //# sourceMappingURL=ProxyTracer.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/NoopTracerProvider.mjs
 
 //#region src/trace/NoopTracerProvider.ts
 /**
@@ -34842,7 +34842,7 @@ var NoopTracerProvider = class {
 
 
 //# sourceMappingURL=NoopTracerProvider.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace/ProxyTracerProvider.mjs
 
 
 //#region src/trace/ProxyTracerProvider.ts
@@ -34885,7 +34885,7 @@ var ProxyTracerProvider = class {
 
 
 //# sourceMappingURL=ProxyTracerProvider.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/api/trace.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/api/trace.mjs
 
 
 
@@ -34948,7 +34948,7 @@ var TraceAPI = class TraceAPI {
 
 
 //# sourceMappingURL=trace.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@opentelemetry/api/dist/trace-api.mjs
+;// CONCATENATED MODULE: ./node_modules/@opentelemetry/api/dist/trace-api.mjs
 
 //#region src/trace-api.ts
 /**
@@ -34964,7 +34964,7 @@ const trace = TraceAPI.getInstance();
 
 /***/ }),
 
-/***/ 2946:
+/***/ 3428:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -35008,7 +35008,7 @@ let SpanKind = /* @__PURE__ */ function(SpanKind) {
 
 /***/ }),
 
-/***/ 1451:
+/***/ 1213:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {

@@ -1,11 +1,11 @@
-export const id = 869;
-export const ids = [869];
+export const id = 719;
+export const ids = [719];
 export const modules = {
 
-/***/ 2547:
+/***/ 5081:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { CredentialsProviderError } = __webpack_require__(6513);
+const { CredentialsProviderError } = __webpack_require__(7291);
 
 function resolveLogins(logins) {
     return Promise.all(Object.keys(logins).reduce((arr, name) => {
@@ -26,7 +26,7 @@ function resolveLogins(logins) {
 function fromCognitoIdentity(parameters) {
     return async (awsIdentityProperties) => {
         parameters.logger?.debug("@aws-sdk/credential-provider-cognito-identity - fromCognitoIdentity");
-        const { GetCredentialsForIdentityCommand, CognitoIdentityClient } = __webpack_require__(2115);
+        const { GetCredentialsForIdentityCommand, CognitoIdentityClient } = __webpack_require__(361);
         const fromConfigs = (property) => parameters.clientConfig?.[property] ??
             parameters.parentClientConfig?.[property] ??
             awsIdentityProperties?.callerClientConfig?.[property];
@@ -164,7 +164,7 @@ function fromCognitoIdentityPool({ accountId, cache = localStorage(), client, cl
         ? `aws:cognito-identity-credentials:${identityPoolId}:${userIdentifier}`
         : undefined;
     let provider = async (awsIdentityProperties) => {
-        const { GetIdCommand, CognitoIdentityClient } = __webpack_require__(2115);
+        const { GetIdCommand, CognitoIdentityClient } = __webpack_require__(361);
         const fromConfigs = (property) => clientConfig?.[property] ??
             parentClientConfig?.[property] ??
             awsIdentityProperties?.callerClientConfig?.[property];
@@ -211,10 +211,10 @@ exports.fromCognitoIdentityPool = fromCognitoIdentityPool;
 
 /***/ }),
 
-/***/ 2115:
+/***/ 361:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } = __webpack_require__(782);
+const { CognitoIdentityClient, GetCredentialsForIdentityCommand, GetIdCommand } = __webpack_require__(364);
 exports.CognitoIdentityClient = CognitoIdentityClient;
 exports.GetCredentialsForIdentityCommand = GetCredentialsForIdentityCommand;
 exports.GetIdCommand = GetIdCommand;
@@ -222,11 +222,11 @@ exports.GetIdCommand = GetIdCommand;
 
 /***/ }),
 
-/***/ 5869:
+/***/ 9719:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { ProviderError, CredentialsProviderError, loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS } = __webpack_require__(6513);
-const { normalizeProvider } = __webpack_require__(4436);
+const { ProviderError, CredentialsProviderError, loadConfig, NODE_REGION_CONFIG_FILE_OPTIONS } = __webpack_require__(7291);
+const { normalizeProvider } = __webpack_require__(402);
 
 const createCredentialChain = (...credentialProviders) => {
     let expireAfter = -1;
@@ -270,14 +270,14 @@ const propertyProviderChain = (...providers) => async (awsIdentityProperties) =>
 
 const fromCognitoIdentity = (options) => {
     return async (args) => {
-        const { fromCognitoIdentity: _fromCognitoIdentity } = __webpack_require__(2547);
+        const { fromCognitoIdentity: _fromCognitoIdentity } = __webpack_require__(5081);
         return _fromCognitoIdentity(options)(args);
     };
 };
 
 const fromCognitoIdentityPool = (options) => {
     return async (args) => {
-        const { fromCognitoIdentityPool: _fromCognitoIdentityPool } = __webpack_require__(2547);
+        const { fromCognitoIdentityPool: _fromCognitoIdentityPool } = __webpack_require__(5081);
         return _fromCognitoIdentityPool(options)(args);
     };
 };
@@ -285,28 +285,28 @@ const fromCognitoIdentityPool = (options) => {
 const fromContainerMetadata = (init) => {
     return async (props) => {
         init?.logger?.debug("@smithy/credential-provider-imds", "fromContainerMetadata");
-        const { fromContainerMetadata: _fromContainerMetadata } = __webpack_require__(2340);
+        const { fromContainerMetadata: _fromContainerMetadata } = __webpack_require__(566);
         return _fromContainerMetadata(init)();
     };
 };
 
 const fromEnv = (init) => {
     return async (args) => {
-        const { fromEnv: _fromEnv } = __webpack_require__(2324);
+        const { fromEnv: _fromEnv } = __webpack_require__(5606);
         return _fromEnv(init)(args);
     };
 };
 
 const fromHttp = (options = {}) => {
     return async (args) => {
-        const { fromHttp: _fromHttp } = __webpack_require__(2951);
+        const { fromHttp: _fromHttp } = __webpack_require__(986);
         return _fromHttp(options)(args);
     };
 };
 
 const fromIni = (init = {}) => {
     return async (args) => {
-        const { fromIni: _fromIni } = __webpack_require__(7247);
+        const { fromIni: _fromIni } = __webpack_require__(5869);
         return _fromIni({ ...init })(args);
     };
 };
@@ -314,15 +314,15 @@ const fromIni = (init = {}) => {
 const fromInstanceMetadata = (init) => {
     return async (props) => {
         init?.logger?.debug("@smithy/credential-provider-imds", "fromInstanceMetadata");
-        const { setCredentialFeature } = __webpack_require__(290);
-        const { fromInstanceMetadata: _fromInstanceMetadata } = __webpack_require__(2340);
+        const { setCredentialFeature } = __webpack_require__(5152);
+        const { fromInstanceMetadata: _fromInstanceMetadata } = __webpack_require__(566);
         return _fromInstanceMetadata(init)().then((creds) => setCredentialFeature(creds, "CREDENTIALS_IMDS", "0"));
     };
 };
 
 const fromLoginCredentials = (init) => {
     return async (args) => {
-        const { fromLoginCredentials: _fromLoginCredentials } = __webpack_require__(8970);
+        const { fromLoginCredentials: _fromLoginCredentials } = __webpack_require__(4072);
         return _fromLoginCredentials({ ...init })(args);
     };
 };
@@ -331,7 +331,7 @@ const fromNodeProviderChain = (init = {}) => {
     let chain;
     return async (args) => {
         if (!chain) {
-            const { defaultProvider } = __webpack_require__(7479);
+            const { defaultProvider } = __webpack_require__(5861);
             chain = defaultProvider({ ...init });
         }
         return chain(args);
@@ -340,14 +340,14 @@ const fromNodeProviderChain = (init = {}) => {
 
 const fromProcess = (init) => {
     return async (args) => {
-        const { fromProcess: _fromProcess } = __webpack_require__(8066);
+        const { fromProcess: _fromProcess } = __webpack_require__(5360);
         return _fromProcess(init)(args);
     };
 };
 
 const fromSSO = (init = {}) => {
     return async (args) => {
-        const { fromSSO: _fromSSO } = __webpack_require__(5344);
+        const { fromSSO: _fromSSO } = __webpack_require__(998);
         return _fromSSO({ ...init })(args);
     };
 };
@@ -370,7 +370,7 @@ const fromTemporaryCredentials$1 = (options, credentialDefaultProvider, regionPr
             }
             params.TokenCode = await options.mfaCodeProvider(params?.SerialNumber);
         }
-        const { AssumeRoleCommand, STSClient } = __webpack_require__(1911);
+        const { AssumeRoleCommand, STSClient } = __webpack_require__(7366);
         if (!stsClient) {
             const defaultCredentialsOrError = typeof credentialDefaultProvider === "function" ? credentialDefaultProvider() : undefined;
             const credentialSources = [
@@ -481,14 +481,14 @@ const fromTemporaryCredentials = (options) => {
 
 const fromTokenFile = (init = {}) => {
     return async (args) => {
-        const { fromTokenFile: _fromTokenFile } = __webpack_require__(6626);
+        const { fromTokenFile: _fromTokenFile } = __webpack_require__(9956);
         return _fromTokenFile({ ...init })(args);
     };
 };
 
 const fromWebToken = (init) => {
     return async (args) => {
-        const { fromWebToken: _fromWebToken } = __webpack_require__(6626);
+        const { fromWebToken: _fromWebToken } = __webpack_require__(9956);
         return _fromWebToken({ ...init })(args);
     };
 };
@@ -513,35 +513,35 @@ exports.propertyProviderChain = propertyProviderChain;
 
 /***/ }),
 
-/***/ 1911:
+/***/ 7366:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { AssumeRoleCommand, STSClient } = __webpack_require__(6294);
+const { AssumeRoleCommand, STSClient } = __webpack_require__(1136);
 exports.AssumeRoleCommand = AssumeRoleCommand;
 exports.STSClient = STSClient;
 
 
 /***/ }),
 
-/***/ 782:
+/***/ 364:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(290);
-const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(5152);
+const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 exports.$Command = $Command;
 exports.__Client = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttpHandler } = __webpack_require__(1801);
-const { AwsJson1_1Protocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttpHandler } = __webpack_require__(1279);
+const { AwsJson1_1Protocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const defaultCognitoIdentityHttpAuthSchemeParametersProvider = async (config, context, input) => {
     return {

@@ -1,8 +1,8 @@
-export const id = 814;
-export const ids = [814];
+export const id = 816;
+export const ids = [816];
 export const modules = {
 
-/***/ 9220:
+/***/ 7666:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*! node-domexception. MIT License. Jimmy Wärting <https://jimmy.warting.se/opensource> */
@@ -25,7 +25,7 @@ module.exports = globalThis.DOMException
 
 /***/ }),
 
-/***/ 5163:
+/***/ 3585:
 /***/ (function(__unused_webpack_module, exports) {
 
 /**
@@ -4768,7 +4768,7 @@ module.exports = globalThis.DOMException
 
 /***/ }),
 
-/***/ 9418:
+/***/ 1204:
 /***/ ((__unused_webpack_module, __unused_webpack_exports, __webpack_require__) => {
 
 /* c8 ignore start */
@@ -4792,7 +4792,7 @@ if (!globalThis.ReadableStream) {
     }
   } catch (error) {
     // fallback to polyfill implementation
-    Object.assign(globalThis, __webpack_require__(5163))
+    Object.assign(globalThis, __webpack_require__(3585))
   }
 }
 
@@ -4826,14 +4826,14 @@ try {
 
 /***/ }),
 
-/***/ 3047:
+/***/ 7026:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   A: () => (__WEBPACK_DEFAULT_EXPORT__)
 /* harmony export */ });
 /* unused harmony export File */
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7677);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6327);
 
 
 const _File = class File extends _index_js__WEBPACK_IMPORTED_MODULE_0__/* ["default"] */ .A {
@@ -4887,7 +4887,7 @@ const File = _File
 
 /***/ }),
 
-/***/ 237:
+/***/ 995:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -4899,10 +4899,10 @@ const File = _File
 /* harmony export */   k4: () => (/* binding */ blobFrom)
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(3024);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(4379);
-/* harmony import */ var node_domexception__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(9220);
-/* harmony import */ var _file_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(3047);
-/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(7677);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6760);
+/* harmony import */ var node_domexception__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(7666);
+/* harmony import */ var _file_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(7026);
+/* harmony import */ var _index_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6327);
 
 
 
@@ -5007,14 +5007,14 @@ class BlobDataItem {
 
 /***/ }),
 
-/***/ 7677:
+/***/ 6327:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   A: () => (__WEBPACK_DEFAULT_EXPORT__)
 /* harmony export */ });
 /* unused harmony export Blob */
-/* harmony import */ var _streams_cjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(9418);
+/* harmony import */ var _streams_cjs__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1204);
 /*! fetch-blob. MIT License. Jimmy Wärting <https://jimmy.warting.se/opensource> */
 
 // TODO (jimmywarting): in the feature use conditional loading with top level await (requires 14.x)
@@ -5269,7 +5269,7 @@ const Blob = _Blob
 
 /***/ }),
 
-/***/ 9148:
+/***/ 3018:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
@@ -5277,8 +5277,8 @@ const Blob = _Blob
 /* harmony export */   fS: () => (/* binding */ FormData)
 /* harmony export */ });
 /* unused harmony export File */
-/* harmony import */ var fetch_blob__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7677);
-/* harmony import */ var fetch_blob_file_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(3047);
+/* harmony import */ var fetch_blob__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(6327);
+/* harmony import */ var fetch_blob_file_js__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7026);
 /*! formdata-polyfill. MIT License. Jimmy Wärting <https://jimmy.warting.se/opensource> */
 
 
@@ -5323,7 +5323,7 @@ return new B(c,{type:"multipart/form-data; boundary="+b})}
 
 /***/ }),
 
-/***/ 2814:
+/***/ 816:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 // ESM COMPAT FLAG
@@ -5357,7 +5357,7 @@ var external_node_zlib_ = __webpack_require__(8522);
 var external_node_stream_ = __webpack_require__(7075);
 // EXTERNAL MODULE: external "node:buffer"
 var external_node_buffer_ = __webpack_require__(4573);
-;// CONCATENATED MODULE: ../merge/node_modules/data-uri-to-buffer/dist/index.js
+;// CONCATENATED MODULE: ./node_modules/data-uri-to-buffer/dist/index.js
 /**
  * Returns a `Buffer` instance from the given data URI `uri`.
  *
@@ -5413,11 +5413,11 @@ function dataUriToBuffer(uri) {
 //# sourceMappingURL=index.js.map
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __webpack_require__(7975);
-// EXTERNAL MODULE: ../merge/node_modules/fetch-blob/index.js
-var fetch_blob = __webpack_require__(7677);
-// EXTERNAL MODULE: ../merge/node_modules/formdata-polyfill/esm.min.js
-var esm_min = __webpack_require__(9148);
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/errors/base.js
+// EXTERNAL MODULE: ./node_modules/fetch-blob/index.js
+var fetch_blob = __webpack_require__(6327);
+// EXTERNAL MODULE: ./node_modules/formdata-polyfill/esm.min.js
+var esm_min = __webpack_require__(3018);
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/errors/base.js
 class FetchBaseError extends Error {
 	constructor(message, type) {
 		super(message);
@@ -5436,7 +5436,7 @@ class FetchBaseError extends Error {
 	}
 }
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/errors/fetch-error.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/errors/fetch-error.js
 
 
 
@@ -5464,7 +5464,7 @@ class FetchError extends FetchBaseError {
 	}
 }
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/utils/is.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/utils/is.js
 /**
  * Is.js
  *
@@ -5553,7 +5553,7 @@ const isSameProtocol = (destination, original) => {
 	return orig === dest;
 };
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/body.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/body.js
 
 /**
  * Body.js
@@ -5677,7 +5677,7 @@ class Body {
 			return formData;
 		}
 
-		const {toFormData} = await __webpack_require__.e(/* import() */ 548).then(__webpack_require__.bind(__webpack_require__, 9167));
+		const {toFormData} = await __webpack_require__.e(/* import() */ 101).then(__webpack_require__.bind(__webpack_require__, 9101));
 		return toFormData(this.body, ct);
 	}
 
@@ -5952,7 +5952,7 @@ const writeToStream = async (dest, {body}) => {
 	}
 };
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/headers.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/headers.js
 /**
  * Headers.js
  *
@@ -6221,7 +6221,7 @@ function fromRawHeaders(headers = []) {
 	);
 }
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/utils/is-redirect.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/utils/is-redirect.js
 const redirectStatus = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -6234,7 +6234,7 @@ const isRedirect = code => {
 	return redirectStatus.has(code);
 };
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/response.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/response.js
 /**
  * Response.js
  *
@@ -6398,7 +6398,7 @@ Object.defineProperties(Response.prototype, {
 
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __webpack_require__(3136);
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/utils/get-search.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/utils/get-search.js
 const getSearch = parsedURL => {
 	if (parsedURL.search) {
 		return parsedURL.search;
@@ -6411,7 +6411,7 @@ const getSearch = parsedURL => {
 
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __webpack_require__(7030);
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/utils/referrer.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/utils/referrer.js
 
 
 /**
@@ -6753,7 +6753,7 @@ function parseReferrerPolicyFromHeader(headers) {
 	return policy;
 }
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/request.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/request.js
 /**
  * Request.js
  *
@@ -7066,7 +7066,7 @@ const getNodeRequestOptions = request => {
 	};
 };
 
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/errors/abort-error.js
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/errors/abort-error.js
 
 
 /**
@@ -7078,9 +7078,9 @@ class AbortError extends FetchBaseError {
 	}
 }
 
-// EXTERNAL MODULE: ../merge/node_modules/fetch-blob/from.js
-var from = __webpack_require__(237);
-;// CONCATENATED MODULE: ../merge/node_modules/node-fetch/src/index.js
+// EXTERNAL MODULE: ./node_modules/fetch-blob/from.js
+var from = __webpack_require__(995);
+;// CONCATENATED MODULE: ./node_modules/node-fetch/src/index.js
 /**
  * Index.js
  *

@@ -1,8 +1,8 @@
-export const id = 407;
-export const ids = [407];
+export const id = 57;
+export const ids = [57];
 export const modules = {
 
-/***/ 6653:
+/***/ 8683:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -10,9 +10,9 @@ export const modules = {
 // SPDX-License-Identifier: Apache-2.0
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AwsCrc32 = void 0;
-var tslib_1 = __webpack_require__(2437);
-var util_1 = __webpack_require__(3566);
-var index_1 = __webpack_require__(7560);
+var tslib_1 = __webpack_require__(8843);
+var util_1 = __webpack_require__(4724);
+var index_1 = __webpack_require__(3490);
 var AwsCrc32 = /** @class */ (function () {
     function AwsCrc32() {
         this.crc32 = new index_1.Crc32();
@@ -39,14 +39,14 @@ exports.AwsCrc32 = AwsCrc32;
 
 /***/ }),
 
-/***/ 7560:
+/***/ 3490:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AwsCrc32 = exports.Crc32 = exports.crc32 = void 0;
-var tslib_1 = __webpack_require__(2437);
-var util_1 = __webpack_require__(3566);
+var tslib_1 = __webpack_require__(8843);
+var util_1 = __webpack_require__(4724);
 function crc32(data) {
     return new Crc32().update(data).digest();
 }
@@ -147,13 +147,13 @@ var a_lookUpTable = [
     0xB40BBE37, 0xC30C8EA1, 0x5A05DF1B, 0x2D02EF8D,
 ];
 var lookupTable = (0, util_1.uint32ArrayFrom)(a_lookUpTable);
-var aws_crc32_1 = __webpack_require__(6653);
+var aws_crc32_1 = __webpack_require__(8683);
 Object.defineProperty(exports, "AwsCrc32", ({ enumerable: true, get: function () { return aws_crc32_1.AwsCrc32; } }));
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 7358:
+/***/ 1848:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -161,7 +161,7 @@ Object.defineProperty(exports, "AwsCrc32", ({ enumerable: true, get: function ()
 // SPDX-License-Identifier: Apache-2.0
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.convertToBuffer = void 0;
-var util_utf8_browser_1 = __webpack_require__(7182);
+var util_utf8_browser_1 = __webpack_require__(968);
 // Quick polyfill
 var fromUtf8 = typeof Buffer !== "undefined" && Buffer.from
     ? function (input) { return Buffer.from(input, "utf8"); }
@@ -183,7 +183,7 @@ exports.convertToBuffer = convertToBuffer;
 
 /***/ }),
 
-/***/ 3566:
+/***/ 4724:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -191,19 +191,19 @@ exports.convertToBuffer = convertToBuffer;
 // SPDX-License-Identifier: Apache-2.0
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.uint32ArrayFrom = exports.numToUint8 = exports.isEmptyData = exports.convertToBuffer = void 0;
-var convertToBuffer_1 = __webpack_require__(7358);
+var convertToBuffer_1 = __webpack_require__(1848);
 Object.defineProperty(exports, "convertToBuffer", ({ enumerable: true, get: function () { return convertToBuffer_1.convertToBuffer; } }));
-var isEmptyData_1 = __webpack_require__(8223);
+var isEmptyData_1 = __webpack_require__(8749);
 Object.defineProperty(exports, "isEmptyData", ({ enumerable: true, get: function () { return isEmptyData_1.isEmptyData; } }));
-var numToUint8_1 = __webpack_require__(211);
+var numToUint8_1 = __webpack_require__(8077);
 Object.defineProperty(exports, "numToUint8", ({ enumerable: true, get: function () { return numToUint8_1.numToUint8; } }));
-var uint32ArrayFrom_1 = __webpack_require__(4172);
+var uint32ArrayFrom_1 = __webpack_require__(9398);
 Object.defineProperty(exports, "uint32ArrayFrom", ({ enumerable: true, get: function () { return uint32ArrayFrom_1.uint32ArrayFrom; } }));
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 8223:
+/***/ 8749:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -222,7 +222,7 @@ exports.isEmptyData = isEmptyData;
 
 /***/ }),
 
-/***/ 211:
+/***/ 8077:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -243,7 +243,7 @@ exports.numToUint8 = numToUint8;
 
 /***/ }),
 
-/***/ 4172:
+/***/ 9398:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -269,7 +269,7 @@ exports.uint32ArrayFrom = uint32ArrayFrom;
 
 /***/ }),
 
-/***/ 2437:
+/***/ 8843:
 /***/ ((module) => {
 
 /*! *****************************************************************************
@@ -560,13 +560,13 @@ var __createBinding;
 
 /***/ }),
 
-/***/ 491:
+/***/ 5317:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.RawSha256 = void 0;
-var constants_1 = __webpack_require__(7123);
+var constants_1 = __webpack_require__(7305);
 /**
  * @internal
  */
@@ -690,7 +690,7 @@ exports.RawSha256 = RawSha256;
 
 /***/ }),
 
-/***/ 7123:
+/***/ 7305:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -794,27 +794,27 @@ exports.MAX_HASHABLE_LENGTH = Math.pow(2, 53) - 1;
 
 /***/ }),
 
-/***/ 6642:
+/***/ 7028:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-var tslib_1 = __webpack_require__(1819);
-tslib_1.__exportStar(__webpack_require__(2988), exports);
+var tslib_1 = __webpack_require__(2121);
+tslib_1.__exportStar(__webpack_require__(8714), exports);
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 2988:
+/***/ 8714:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Sha256 = void 0;
-var tslib_1 = __webpack_require__(1819);
-var constants_1 = __webpack_require__(7123);
-var RawSha256_1 = __webpack_require__(491);
-var util_1 = __webpack_require__(9571);
+var tslib_1 = __webpack_require__(2121);
+var constants_1 = __webpack_require__(7305);
+var RawSha256_1 = __webpack_require__(5317);
+var util_1 = __webpack_require__(5789);
 var Sha256 = /** @class */ (function () {
     function Sha256(secret) {
         this.secret = secret;
@@ -896,7 +896,7 @@ function bufferFromSecret(secret) {
 
 /***/ }),
 
-/***/ 1819:
+/***/ 2121:
 /***/ ((module) => {
 
 /*! *****************************************************************************
@@ -1187,7 +1187,7 @@ var __createBinding;
 
 /***/ }),
 
-/***/ 5211:
+/***/ 4073:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -1195,7 +1195,7 @@ var __createBinding;
 // SPDX-License-Identifier: Apache-2.0
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.convertToBuffer = void 0;
-var util_utf8_browser_1 = __webpack_require__(7182);
+var util_utf8_browser_1 = __webpack_require__(968);
 // Quick polyfill
 var fromUtf8 = typeof Buffer !== "undefined" && Buffer.from
     ? function (input) { return Buffer.from(input, "utf8"); }
@@ -1217,7 +1217,7 @@ exports.convertToBuffer = convertToBuffer;
 
 /***/ }),
 
-/***/ 9571:
+/***/ 5789:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -1225,19 +1225,19 @@ exports.convertToBuffer = convertToBuffer;
 // SPDX-License-Identifier: Apache-2.0
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.uint32ArrayFrom = exports.numToUint8 = exports.isEmptyData = exports.convertToBuffer = void 0;
-var convertToBuffer_1 = __webpack_require__(5211);
+var convertToBuffer_1 = __webpack_require__(4073);
 Object.defineProperty(exports, "convertToBuffer", ({ enumerable: true, get: function () { return convertToBuffer_1.convertToBuffer; } }));
-var isEmptyData_1 = __webpack_require__(6082);
+var isEmptyData_1 = __webpack_require__(2436);
 Object.defineProperty(exports, "isEmptyData", ({ enumerable: true, get: function () { return isEmptyData_1.isEmptyData; } }));
-var numToUint8_1 = __webpack_require__(3452);
+var numToUint8_1 = __webpack_require__(1730);
 Object.defineProperty(exports, "numToUint8", ({ enumerable: true, get: function () { return numToUint8_1.numToUint8; } }));
-var uint32ArrayFrom_1 = __webpack_require__(8177);
+var uint32ArrayFrom_1 = __webpack_require__(6855);
 Object.defineProperty(exports, "uint32ArrayFrom", ({ enumerable: true, get: function () { return uint32ArrayFrom_1.uint32ArrayFrom; } }));
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 6082:
+/***/ 2436:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1256,7 +1256,7 @@ exports.isEmptyData = isEmptyData;
 
 /***/ }),
 
-/***/ 3452:
+/***/ 1730:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1277,7 +1277,7 @@ exports.numToUint8 = numToUint8;
 
 /***/ }),
 
-/***/ 8177:
+/***/ 6855:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1303,32 +1303,32 @@ exports.uint32ArrayFrom = uint32ArrayFrom;
 
 /***/ }),
 
-/***/ 6376:
+/***/ 7462:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 var __webpack_unused_export__;
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(290);
-const { resolveEventStreamConfig, getEventStreamPlugin } = __webpack_require__(9988);
-const { resolveWebSocketConfig, getWebSocketPlugin } = __webpack_require__(349);
-const { memoizeIdentityProvider, isIdentityExpired, doesIdentityRequireRefresh, HttpBearerAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin, createPaginator } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(5152);
+const { resolveEventStreamConfig, getEventStreamPlugin } = __webpack_require__(8254);
+const { resolveWebSocketConfig, getWebSocketPlugin } = __webpack_require__(8255);
+const { memoizeIdentityProvider, isIdentityExpired, doesIdentityRequireRefresh, HttpBearerAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin, createPaginator } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 __webpack_unused_export__ = $Command;
 __webpack_unused_export__ = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { eventStreamSerdeProvider, resolveEventStreamSerdeConfig } = __webpack_require__(6565);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { defaultProvider } = __webpack_require__(7479);
-const { eventStreamPayloadHandlerProvider } = __webpack_require__(5915);
-const { fromEnvSigningName, nodeProvider } = __webpack_require__(4627);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttp2Handler } = __webpack_require__(1801);
-const { AwsRestJsonProtocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { eventStreamSerdeProvider, resolveEventStreamSerdeConfig } = __webpack_require__(6579);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { defaultProvider } = __webpack_require__(5861);
+const { eventStreamPayloadHandlerProvider } = __webpack_require__(557);
+const { fromEnvSigningName, nodeProvider } = __webpack_require__(5433);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttp2Handler } = __webpack_require__(1279);
+const { AwsRestJsonProtocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const defaultBedrockRuntimeHttpAuthSchemeParametersProvider = async (config, context, input) => {
     return {
@@ -4163,23 +4163,23 @@ __webpack_unused_export__ = paginateListAsyncInvokes;
 
 /***/ }),
 
-/***/ 290:
+/***/ 5152:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { HttpRequest, parseUrl } = __webpack_require__(3860);
-const { NoOpLogger } = __webpack_require__(428);
-const { InvokeStore } = __webpack_require__(1854);
-const { normalizeProvider } = __webpack_require__(4436);
-const { RETRY_MODES } = __webpack_require__(4471);
+const { HttpRequest, parseUrl } = __webpack_require__(3422);
+const { NoOpLogger } = __webpack_require__(2658);
+const { InvokeStore } = __webpack_require__(9320);
+const { normalizeProvider } = __webpack_require__(402);
+const { RETRY_MODES } = __webpack_require__(3609);
 const { platform, release } = __webpack_require__(8161);
 const { versions, env } = __webpack_require__(1708);
-const { isValidHostLabel, isIpAddress, customEndpointFunctions } = __webpack_require__(7715);
-const { EndpointError, resolveEndpoint } = __webpack_require__(7715);
+const { isValidHostLabel, isIpAddress, customEndpointFunctions } = __webpack_require__(2085);
+const { EndpointError, resolveEndpoint } = __webpack_require__(2085);
 exports.EndpointError = EndpointError;
 exports.isIpAddress = isIpAddress;
 exports.resolveEndpoint = resolveEndpoint;
-const { loadConfig, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS } = __webpack_require__(6513);
-const { REGION_ENV_NAME, REGION_INI_NAME, resolveRegionConfig } = __webpack_require__(6513);
+const { loadConfig, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS } = __webpack_require__(7291);
+const { REGION_ENV_NAME, REGION_INI_NAME, resolveRegionConfig } = __webpack_require__(7291);
 exports.NODE_REGION_CONFIG_FILE_OPTIONS = NODE_REGION_CONFIG_FILE_OPTIONS;
 exports.NODE_REGION_CONFIG_OPTIONS = NODE_REGION_CONFIG_OPTIONS;
 exports.REGION_ENV_NAME = REGION_ENV_NAME;
@@ -4982,7 +4982,7 @@ const NODE_APP_ID_CONFIG_OPTIONS = {
 };
 
 const createUserAgentStringParsingProvider = ({ serviceId, clientVersion }) => async (config) => {
-    const module = __webpack_require__(9395);
+    const module = __webpack_require__(9449);
     const parse = module.parse ?? module.default.parse ?? (() => "");
     const parsedUA = typeof window !== "undefined" && window?.navigator?.userAgent ? parse(window.navigator.userAgent) : undefined;
     const sections = [
@@ -5189,15 +5189,15 @@ exports.userAgentMiddleware = userAgentMiddleware;
 
 /***/ }),
 
-/***/ 4554:
+/***/ 7523:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { ProviderError, booleanSelector, SelectorType, loadConfig } = __webpack_require__(6513);
-const { setCredentialFeature } = __webpack_require__(290);
-const { normalizeProvider, memoizeIdentityProvider, isIdentityExpired, doesIdentityRequireRefresh } = __webpack_require__(4436);
-const { SignatureV4 } = __webpack_require__(1778);
-const { HttpResponse, HttpRequest } = __webpack_require__(3860);
-const { SMITHY_CONTEXT_KEY } = __webpack_require__(8750);
+const { ProviderError, booleanSelector, SelectorType, loadConfig } = __webpack_require__(7291);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { normalizeProvider, memoizeIdentityProvider, isIdentityExpired, doesIdentityRequireRefresh } = __webpack_require__(402);
+const { SignatureV4 } = __webpack_require__(6024);
+const { HttpResponse, HttpRequest } = __webpack_require__(3422);
+const { SMITHY_CONTEXT_KEY } = __webpack_require__(4048);
 
 const getDateHeader = (response) => HttpResponse.isInstance(response) ? (response.headers?.date ?? response.headers?.Date) : undefined;
 const getAgeHeader = (response) => HttpResponse.isInstance(response) ? (response.headers?.age ?? response.headers?.Age) : undefined;
@@ -5557,14 +5557,14 @@ exports.validateSigningProperties = validateSigningProperties;
 
 /***/ }),
 
-/***/ 4974:
+/***/ 7288:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { SmithyRpcV2CborProtocol, loadSmithyRpcV2CborErrorCode } = __webpack_require__(2855);
-const { TypeRegistry, NormalizedSchema, deref } = __webpack_require__(2508);
-const { decorateServiceException, getValueFromTextNode } = __webpack_require__(428);
-const { RpcProtocol, JsonCodec2, loadJsonRpcErrorCode, HttpBindingProtocol, HttpInterceptingShapeSerializer, HttpInterceptingShapeDeserializer, loadRestJsonErrorCode, SmithyRpcV2JsonProtocol, loadSmithyRpcV2JsonErrorCode, FromStringShapeDeserializer, determineTimestampFormat, extendedEncodeURIComponent, collectBody } = __webpack_require__(3860);
-const { JsonCodec, JsonShapeDeserializer, JsonShapeDeserializer2, JsonShapeSerializer, JsonShapeSerializer2, parseJsonBody, parseJsonErrorBody } = __webpack_require__(3860);
+const { SmithyRpcV2CborProtocol, loadSmithyRpcV2CborErrorCode } = __webpack_require__(4645);
+const { TypeRegistry, NormalizedSchema, deref } = __webpack_require__(6890);
+const { decorateServiceException, getValueFromTextNode } = __webpack_require__(2658);
+const { RpcProtocol, JsonCodec2, loadJsonRpcErrorCode, HttpBindingProtocol, HttpInterceptingShapeSerializer, HttpInterceptingShapeDeserializer, loadRestJsonErrorCode, SmithyRpcV2JsonProtocol, loadSmithyRpcV2JsonErrorCode, FromStringShapeDeserializer, determineTimestampFormat, extendedEncodeURIComponent, collectBody } = __webpack_require__(3422);
+const { JsonCodec, JsonShapeDeserializer, JsonShapeDeserializer2, JsonShapeSerializer, JsonShapeSerializer2, parseJsonBody, parseJsonErrorBody } = __webpack_require__(3422);
 exports.JsonCodec = JsonCodec;
 exports.JsonCodec2 = JsonCodec2;
 exports.JsonShapeDeserializer = JsonShapeDeserializer;
@@ -5575,8 +5575,8 @@ exports.loadJsonRpcErrorCode = loadJsonRpcErrorCode;
 exports.loadRestJsonErrorCode = loadRestJsonErrorCode;
 exports.parseJsonBody = parseJsonBody;
 exports.parseJsonErrorBody = parseJsonErrorBody;
-const { parseXML, XmlNode, XmlText } = __webpack_require__(8116);
-const { toUtf8, toBase64, generateIdempotencyToken, NumericValue, dateToUtcString, fromBase64, expectUnion } = __webpack_require__(6668);
+const { parseXML, XmlNode, XmlText } = __webpack_require__(4274);
+const { toUtf8, toBase64, generateIdempotencyToken, NumericValue, dateToUtcString, fromBase64, expectUnion } = __webpack_require__(2430);
 
 class ProtocolLib {
     queryCompat;
@@ -7068,10 +7068,10 @@ exports.parseXmlErrorBody = parseXmlErrorBody;
 
 /***/ }),
 
-/***/ 7753:
+/***/ 519:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { buildQueryString } = __webpack_require__(3860);
+const { buildQueryString } = __webpack_require__(3422);
 
 const validate = (str) => typeof str === "string" && str.indexOf("arn:") === 0 && str.split(":").length >= 6;
 const parse = (arn) => {
@@ -7138,12 +7138,12 @@ exports.validate = validate;
 
 /***/ }),
 
-/***/ 1778:
+/***/ 6024:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = __webpack_require__(6668);
-const { normalizeProvider } = __webpack_require__(428);
-const { escapeUri, HttpRequest } = __webpack_require__(3860);
+const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = __webpack_require__(2430);
+const { normalizeProvider } = __webpack_require__(2658);
+const { escapeUri, HttpRequest } = __webpack_require__(3422);
 
 class HeaderFormatter {
     format(headers) {
@@ -7742,7 +7742,7 @@ exports.signatureV4aContainer = signatureV4aContainer;
 
 /***/ }),
 
-/***/ 8750:
+/***/ 4048:
 /***/ ((__unused_webpack_module, exports) => {
 
 var HttpAuthLocation;
@@ -7845,11 +7845,11 @@ exports.resolveDefaultRuntimeConfig = resolveDefaultRuntimeConfig;
 
 /***/ }),
 
-/***/ 2324:
+/***/ 5606:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setCredentialFeature } = __webpack_require__(290);
-const { CredentialsProviderError } = __webpack_require__(6513);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { CredentialsProviderError } = __webpack_require__(7291);
 
 const ENV_KEY = "AWS_ACCESS_KEY_ID";
 const ENV_SECRET = "AWS_SECRET_ACCESS_KEY";
@@ -7891,15 +7891,15 @@ exports.fromEnv = fromEnv;
 
 /***/ }),
 
-/***/ 2951:
+/***/ 986:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setCredentialFeature } = __webpack_require__(290);
-const { CredentialsProviderError } = __webpack_require__(6513);
-const { NodeHttpHandler } = __webpack_require__(1801);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { CredentialsProviderError } = __webpack_require__(7291);
+const { NodeHttpHandler } = __webpack_require__(1279);
 const fs = __webpack_require__(1455);
-const { HttpRequest } = __webpack_require__(3860);
-const { sdkStreamMixin, parseRfc3339DateTime } = __webpack_require__(6668);
+const { HttpRequest } = __webpack_require__(3422);
+const { sdkStreamMixin, parseRfc3339DateTime } = __webpack_require__(2430);
 
 const ECS_CONTAINER_HOST = "169.254.170.2";
 const EKS_CONTAINER_HOST_IPv4 = "169.254.170.23";
@@ -8077,28 +8077,28 @@ exports.fromHttp = fromHttp;
 
 /***/ }),
 
-/***/ 7247:
+/***/ 5869:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { CredentialsProviderError, chain, getProfileName, parseKnownFiles } = __webpack_require__(6513);
-const { setCredentialFeature } = __webpack_require__(290);
+const { CredentialsProviderError, chain, getProfileName, parseKnownFiles } = __webpack_require__(7291);
+const { setCredentialFeature } = __webpack_require__(5152);
 
 const resolveCredentialSource = (credentialSource, profileName, logger) => {
     const sourceProvidersMap = {
         EcsContainer: async (options) => {
-            const { fromHttp } = __webpack_require__(2951);
-            const { fromContainerMetadata } = __webpack_require__(2340);
+            const { fromHttp } = __webpack_require__(986);
+            const { fromContainerMetadata } = __webpack_require__(566);
             logger?.debug("@aws-sdk/credential-provider-ini - credential_source is EcsContainer");
             return async () => chain(fromHttp(options ?? {}), fromContainerMetadata(options))().then(setNamedProvider);
         },
         Ec2InstanceMetadata: async (options) => {
             logger?.debug("@aws-sdk/credential-provider-ini - credential_source is Ec2InstanceMetadata");
-            const { fromInstanceMetadata } = __webpack_require__(2340);
+            const { fromInstanceMetadata } = __webpack_require__(566);
             return async () => fromInstanceMetadata(options)().then(setNamedProvider);
         },
         Environment: async (options) => {
             logger?.debug("@aws-sdk/credential-provider-ini - credential_source is Environment");
-            const { fromEnv } = __webpack_require__(2324);
+            const { fromEnv } = __webpack_require__(5606);
             return async () => fromEnv(options)().then(setNamedProvider);
         },
     };
@@ -8140,7 +8140,7 @@ const resolveAssumeRoleCredentials = async (profileName, profiles, options, call
     const profileData = profiles[profileName];
     const { source_profile, region } = profileData;
     if (!options.roleAssumer) {
-        const { getDefaultRoleAssumer } = __webpack_require__(6294);
+        const { getDefaultRoleAssumer } = __webpack_require__(1136);
         options.roleAssumer = getDefaultRoleAssumer({
             ...options.clientConfig,
             credentialProviderLogger: options.logger,
@@ -8193,7 +8193,7 @@ const isLoginProfile = (data) => {
     return Boolean(data && data.login_session);
 };
 const resolveLoginCredentials = async (profileName, options, callerClientConfig) => {
-    const { fromLoginCredentials } = __webpack_require__(8970);
+    const { fromLoginCredentials } = __webpack_require__(4072);
     const credentials = await fromLoginCredentials({
         ...options,
         profile: profileName,
@@ -8203,7 +8203,7 @@ const resolveLoginCredentials = async (profileName, options, callerClientConfig)
 
 const isProcessProfile = (arg) => Boolean(arg) && typeof arg === "object" && typeof arg.credential_process === "string";
 const resolveProcessCredentials = async (options, profile) => {
-    const { fromProcess } = __webpack_require__(8066);
+    const { fromProcess } = __webpack_require__(5360);
     const credentials = await fromProcess({
         ...options,
         profile,
@@ -8212,7 +8212,7 @@ const resolveProcessCredentials = async (options, profile) => {
 };
 
 const resolveSsoCredentials = async (profile, profileData, options = {}, callerClientConfig) => {
-    const { fromSSO } = __webpack_require__(5344);
+    const { fromSSO } = __webpack_require__(998);
     return fromSSO({
         profile,
         logger: options.logger,
@@ -8260,7 +8260,7 @@ const isWebIdentityProfile = (arg) => Boolean(arg) &&
     typeof arg.role_arn === "string" &&
     ["undefined", "string"].indexOf(typeof arg.role_session_name) > -1;
 const resolveWebIdentityCredentials = async (profile, options, callerClientConfig) => {
-    const { fromTokenFile } = __webpack_require__(6626);
+    const { fromTokenFile } = __webpack_require__(9956);
     const credentials = await fromTokenFile({
         webIdentityTokenFile: profile.web_identity_token_file,
         roleArn: profile.role_arn,
@@ -8313,16 +8313,16 @@ exports.fromIni = fromIni;
 
 /***/ }),
 
-/***/ 8970:
+/***/ 4072:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setCredentialFeature } = __webpack_require__(290);
-const { CredentialsProviderError, parseKnownFiles, getProfileName } = __webpack_require__(6513);
-const { HttpRequest } = __webpack_require__(3860);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { CredentialsProviderError, parseKnownFiles, getProfileName } = __webpack_require__(7291);
+const { HttpRequest } = __webpack_require__(3422);
 const { createHash, createPrivateKey, createPublicKey, sign } = __webpack_require__(7598);
 const { promises } = __webpack_require__(3024);
 const { homedir } = __webpack_require__(8161);
-const { dirname, join } = __webpack_require__(4379);
+const { dirname, join } = __webpack_require__(6760);
 
 class LoginCredentialsFetcher {
     profileData;
@@ -8373,7 +8373,7 @@ class LoginCredentialsFetcher {
         if (freshExpiry - Date.now() > LoginCredentialsFetcher.REFRESH_THRESHOLD) {
             return this.toCredentials(freshToken.accessToken);
         }
-        const { SigninClient, CreateOAuth2TokenCommand } = __webpack_require__(4292);
+        const { SigninClient, CreateOAuth2TokenCommand } = __webpack_require__(9762);
         const { logger, userAgentAppId } = this.callerClientConfig ?? {};
         const isH2 = (requestHandler) => {
             return requestHandler?.metadata?.handlerProtocol === "h2";
@@ -8614,18 +8614,18 @@ exports.fromLoginCredentials = fromLoginCredentials;
 
 /***/ }),
 
-/***/ 7479:
+/***/ 5861:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { ENV_KEY, ENV_SECRET, fromEnv } = __webpack_require__(2324);
-const { chain, CredentialsProviderError, ENV_PROFILE } = __webpack_require__(6513);
+const { ENV_KEY, ENV_SECRET, fromEnv } = __webpack_require__(5606);
+const { chain, CredentialsProviderError, ENV_PROFILE } = __webpack_require__(7291);
 
 const ENV_IMDS_DISABLED = "AWS_EC2_METADATA_DISABLED";
 const remoteProvider = async (init) => {
-    const { ENV_CMDS_FULL_URI, ENV_CMDS_RELATIVE_URI, fromContainerMetadata, fromInstanceMetadata } = __webpack_require__(2340);
+    const { ENV_CMDS_FULL_URI, ENV_CMDS_RELATIVE_URI, fromContainerMetadata, fromInstanceMetadata } = __webpack_require__(566);
     if (process.env[ENV_CMDS_RELATIVE_URI] || process.env[ENV_CMDS_FULL_URI]) {
         init.logger?.debug("@aws-sdk/credential-provider-node - remoteProvider::fromHttp/fromContainerMetadata");
-        const { fromHttp } = __webpack_require__(2951);
+        const { fromHttp } = __webpack_require__(986);
         return chain(fromHttp(init), fromContainerMetadata(init));
     }
     if (process.env[ENV_IMDS_DISABLED] && process.env[ENV_IMDS_DISABLED] !== "false") {
@@ -8748,22 +8748,22 @@ const defaultProvider = (init = {}) => memoizeChain([
         if (!ssoStartUrl && !ssoAccountId && !ssoRegion && !ssoRoleName && !ssoSession) {
             throw new CredentialsProviderError("Skipping SSO provider in default chain (inputs do not include SSO fields).", { logger: init.logger });
         }
-        const { fromSSO } = __webpack_require__(5344);
+        const { fromSSO } = __webpack_require__(998);
         return fromSSO(init)(awsIdentityProperties);
     },
     async (awsIdentityProperties) => {
         init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromIni");
-        const { fromIni } = __webpack_require__(7247);
+        const { fromIni } = __webpack_require__(5869);
         return fromIni(init)(awsIdentityProperties);
     },
     async (awsIdentityProperties) => {
         init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromProcess");
-        const { fromProcess } = __webpack_require__(8066);
+        const { fromProcess } = __webpack_require__(5360);
         return fromProcess(init)(awsIdentityProperties);
     },
     async (awsIdentityProperties) => {
         init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromTokenFile");
-        const { fromTokenFile } = __webpack_require__(6626);
+        const { fromTokenFile } = __webpack_require__(9956);
         return fromTokenFile(init)(awsIdentityProperties);
     },
     async () => {
@@ -8787,13 +8787,13 @@ exports.defaultProvider = defaultProvider;
 
 /***/ }),
 
-/***/ 8066:
+/***/ 5360:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { externalDataInterceptor, CredentialsProviderError, parseKnownFiles, getProfileName } = __webpack_require__(6513);
+const { externalDataInterceptor, CredentialsProviderError, parseKnownFiles, getProfileName } = __webpack_require__(7291);
 const { exec } = __webpack_require__(1421);
 const { promisify } = __webpack_require__(7975);
-const { setCredentialFeature } = __webpack_require__(290);
+const { setCredentialFeature } = __webpack_require__(5152);
 
 const getValidatedProcessCredentials = (profileName, data, profiles) => {
     if (data.Version !== 1) {
@@ -8870,12 +8870,12 @@ exports.fromProcess = fromProcess;
 
 /***/ }),
 
-/***/ 5344:
+/***/ 998:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { CredentialsProviderError, getSSOTokenFromFile, getProfileName, parseKnownFiles, loadSsoSessionData } = __webpack_require__(6513);
-const { setCredentialFeature } = __webpack_require__(290);
-const { fromSso } = __webpack_require__(2339);
+const { CredentialsProviderError, getSSOTokenFromFile, getProfileName, parseKnownFiles, loadSsoSessionData } = __webpack_require__(7291);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { fromSso } = __webpack_require__(7361);
 
 const isSsoProfile = (arg) => arg &&
     (typeof arg.sso_start_url === "string" ||
@@ -8929,7 +8929,7 @@ const resolveSSOCredentials = async ({ ssoStartUrl, ssoSession, ssoAccountId, ss
         });
     }
     const { accessToken } = token;
-    const { SSOClient, GetRoleCredentialsCommand } = __webpack_require__(3101);
+    const { SSOClient, GetRoleCredentialsCommand } = __webpack_require__(3707);
     const sso = ssoClient ||
         new SSOClient(Object.assign({}, clientConfig ?? {}, {
             logger: clientConfig?.logger ?? callerClientConfig?.logger ?? parentClientConfig?.logger,
@@ -9069,22 +9069,22 @@ exports.validateSsoProfile = validateSsoProfile;
 
 /***/ }),
 
-/***/ 3101:
+/***/ 3707:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { GetRoleCredentialsCommand, SSOClient } = __webpack_require__(2517);
+const { GetRoleCredentialsCommand, SSOClient } = __webpack_require__(2579);
 exports.GetRoleCredentialsCommand = GetRoleCredentialsCommand;
 exports.SSOClient = SSOClient;
 
 
 /***/ }),
 
-/***/ 2339:
+/***/ 7361:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setTokenFeature } = __webpack_require__(290);
-const { getBearerTokenEnvKey } = __webpack_require__(4554);
-const { TokenProviderError, getSSOTokenFilepath, parseKnownFiles, getProfileName, loadSsoSessionData, getSSOTokenFromFile, memoize, chain } = __webpack_require__(6513);
+const { setTokenFeature } = __webpack_require__(5152);
+const { getBearerTokenEnvKey } = __webpack_require__(7523);
+const { TokenProviderError, getSSOTokenFilepath, parseKnownFiles, getProfileName, loadSsoSessionData, getSSOTokenFromFile, memoize, chain } = __webpack_require__(7291);
 const { promises } = __webpack_require__(3024);
 
 const fromEnvSigningName = ({ logger, signingName } = {}) => async () => {
@@ -9105,7 +9105,7 @@ const EXPIRE_WINDOW_MS = 5 * 60 * 1000;
 const REFRESH_MESSAGE = `To refresh this SSO session run 'aws sso login' with the corresponding profile.`;
 
 const getSsoOidcClient = async (ssoRegion, init = {}, callerClientConfig) => {
-    const { SSOOIDCClient } = __webpack_require__(5982);
+    const { SSOOIDCClient } = __webpack_require__(9443);
     const coalesce = (prop) => init.clientConfig?.[prop] ?? init.parentClientConfig?.[prop] ?? callerClientConfig?.[prop];
     const ssoOidcClient = new SSOOIDCClient(Object.assign({}, init.clientConfig ?? {}, {
         region: ssoRegion ?? init.clientConfig?.region,
@@ -9116,7 +9116,7 @@ const getSsoOidcClient = async (ssoRegion, init = {}, callerClientConfig) => {
 };
 
 const getNewSsoOidcToken = async (ssoToken, ssoRegion, init = {}, callerClientConfig) => {
-    const { CreateTokenCommand } = __webpack_require__(5982);
+    const { CreateTokenCommand } = __webpack_require__(9443);
     const ssoOidcClient = await getSsoOidcClient(ssoRegion, init, callerClientConfig);
     return ssoOidcClient.send(new CreateTokenCommand({
         clientId: ssoToken.clientId,
@@ -9262,11 +9262,11 @@ exports.nodeProvider = nodeProvider;
 
 /***/ }),
 
-/***/ 6626:
+/***/ 9956:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setCredentialFeature } = __webpack_require__(290);
-const { CredentialsProviderError, externalDataInterceptor } = __webpack_require__(6513);
+const { setCredentialFeature } = __webpack_require__(5152);
+const { CredentialsProviderError, externalDataInterceptor } = __webpack_require__(7291);
 const { readFileSync } = __webpack_require__(3024);
 
 const fromWebToken = (init) => async (awsIdentityProperties) => {
@@ -9274,7 +9274,7 @@ const fromWebToken = (init) => async (awsIdentityProperties) => {
     const { roleArn, roleSessionName, webIdentityToken, providerId, policyArns, policy, durationSeconds } = init;
     let { roleAssumerWithWebIdentity } = init;
     if (!roleAssumerWithWebIdentity) {
-        const { getDefaultRoleAssumerWithWebIdentity } = __webpack_require__(6294);
+        const { getDefaultRoleAssumerWithWebIdentity } = __webpack_require__(1136);
         roleAssumerWithWebIdentity = getDefaultRoleAssumerWithWebIdentity({
             ...init.clientConfig,
             credentialProviderLogger: init.logger,
@@ -9327,10 +9327,10 @@ exports.fromWebToken = fromWebToken;
 
 /***/ }),
 
-/***/ 5915:
+/***/ 557:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { EventStreamCodec } = __webpack_require__(6565);
+const { EventStreamCodec } = __webpack_require__(6579);
 const { Transform, Readable, PassThrough, pipeline } = __webpack_require__(7075);
 
 class EventSigningTransformStream extends Transform {
@@ -9455,10 +9455,10 @@ exports.eventStreamPayloadHandlerProvider = eventStreamPayloadHandlerProvider;
 
 /***/ }),
 
-/***/ 9988:
+/***/ 8254:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { HttpRequest } = __webpack_require__(3860);
+const { HttpRequest } = __webpack_require__(3422);
 
 function resolveEventStreamConfig(input) {
     const eventSigner = input.signer;
@@ -9527,14 +9527,14 @@ exports.resolveEventStreamConfig = resolveEventStreamConfig;
 
 /***/ }),
 
-/***/ 349:
+/***/ 8255:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { formatUrl } = __webpack_require__(7753);
-const { iterableToReadableStream, readableStreamToIterable, EventStreamCodec } = __webpack_require__(6565);
-const { HttpResponse, HttpRequest } = __webpack_require__(3860);
-const { fromBase64, fromHex } = __webpack_require__(6668);
-const { FetchHttpHandler } = __webpack_require__(7015);
+const { formatUrl } = __webpack_require__(519);
+const { iterableToReadableStream, readableStreamToIterable, EventStreamCodec } = __webpack_require__(6579);
+const { HttpResponse, HttpRequest } = __webpack_require__(3422);
+const { fromBase64, fromHex } = __webpack_require__(2430);
+const { FetchHttpHandler } = __webpack_require__(7809);
 
 const isWebSocketRequest = (request) => request.protocol === "ws:" || request.protocol === "wss:";
 
@@ -9929,25 +9929,25 @@ exports.resolveWebSocketConfig = resolveWebSocketConfig;
 
 /***/ }),
 
-/***/ 4292:
+/***/ 9762:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(290);
-const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(5152);
+const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 exports.$Command = $Command;
 exports.__Client = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttpHandler } = __webpack_require__(1801);
-const { AwsRestJsonProtocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttpHandler } = __webpack_require__(1279);
+const { AwsRestJsonProtocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const defaultSigninHttpAuthSchemeParametersProvider = async (config, context, input) => {
     return {
@@ -10540,25 +10540,25 @@ exports.errorTypeRegistries = errorTypeRegistries;
 
 /***/ }),
 
-/***/ 5982:
+/***/ 9443:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(290);
-const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(5152);
+const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 exports.$Command = $Command;
 exports.__Client = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttpHandler } = __webpack_require__(1801);
-const { AwsRestJsonProtocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttpHandler } = __webpack_require__(1279);
+const { AwsRestJsonProtocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const defaultSSOOIDCHttpAuthSchemeParametersProvider = async (config, context, input) => {
     return {
@@ -11234,25 +11234,25 @@ exports.errorTypeRegistries = errorTypeRegistries;
 
 /***/ }),
 
-/***/ 2517:
+/***/ 2579:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(290);
-const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = __webpack_require__(5152);
+const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 exports.$Command = $Command;
 exports.__Client = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttpHandler } = __webpack_require__(1801);
-const { AwsRestJsonProtocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, AwsSdkSigV4Signer, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttpHandler } = __webpack_require__(1279);
+const { AwsRestJsonProtocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const defaultSSOHttpAuthSchemeParametersProvider = async (config, context, input) => {
     return {
@@ -11715,26 +11715,26 @@ exports.errorTypeRegistries = errorTypeRegistries;
 
 /***/ }),
 
-/***/ 6294:
+/***/ 1136:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin, setCredentialFeature, stsRegionDefaultResolver } = __webpack_require__(290);
-const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(4436);
-const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(428);
-const { Command: $Command } = __webpack_require__(428);
+const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, getDefaultSocketTimeout, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin, setCredentialFeature, stsRegionDefaultResolver } = __webpack_require__(5152);
+const { NoAuthSigner, getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin } = __webpack_require__(402);
+const { normalizeProvider, getSmithyContext, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, makeBuilder, createAggregatedClient } = __webpack_require__(2658);
+const { Command: $Command } = __webpack_require__(2658);
 exports.$Command = $Command;
 exports.__Client = Client;
-const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(6513);
-const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveParams, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(7715);
-const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3860);
-const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(4471);
-const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(2508);
-const { resolveAwsSdkSigV4Config, resolveAwsSdkSigV4AConfig, AwsSdkSigV4Signer, AwsSdkSigV4ASigner, NODE_SIGV4A_CONFIG_OPTIONS, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(4554);
-const { SignatureV4MultiRegion } = __webpack_require__(2127);
-const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(6668);
-const { streamCollector, NodeHttpHandler } = __webpack_require__(1801);
-const { AwsQueryProtocol } = __webpack_require__(4974);
-const { Sha256 } = __webpack_require__(1840);
+const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = __webpack_require__(7291);
+const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveParams, resolveEndpointConfig, getEndpointPlugin } = __webpack_require__(2085);
+const { parseUrl, getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig, getContentLengthPlugin } = __webpack_require__(3422);
+const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = __webpack_require__(3609);
+const { TypeRegistry, getSchemaSerdePlugin } = __webpack_require__(6890);
+const { resolveAwsSdkSigV4Config, resolveAwsSdkSigV4AConfig, AwsSdkSigV4Signer, AwsSdkSigV4ASigner, NODE_SIGV4A_CONFIG_OPTIONS, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = __webpack_require__(7523);
+const { SignatureV4MultiRegion } = __webpack_require__(5785);
+const { toUtf8, fromUtf8, toBase64, fromBase64, calculateBodyLength } = __webpack_require__(2430);
+const { streamCollector, NodeHttpHandler } = __webpack_require__(1279);
+const { AwsQueryProtocol } = __webpack_require__(7288);
+const { Sha256 } = __webpack_require__(9542);
 
 const q = "ref";
 const a = -1, b = true, c = "isSet", d = "PartitionResult", e = "booleanEquals", f = "stringEquals", g = "getAttr", h = "us-east-1", i = "sigv4", j = "sts", k = "https://sts.{Region}.{PartitionResult#dnsSuffix}", l = { [q]: "Endpoint" }, m = { [q]: "Region" }, n = { [q]: d }, o = {}, p = [m];
@@ -12675,10 +12675,10 @@ exports.getDefaultRoleAssumerWithWebIdentity = getDefaultRoleAssumerWithWebIdent
 
 /***/ }),
 
-/***/ 2127:
+/***/ 5785:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { SignatureV4, signatureV4aContainer } = __webpack_require__(9599);
+const { SignatureV4, signatureV4aContainer } = __webpack_require__(4161);
 
 const signatureV4CrtContainer = {
     CrtSignerV4: null,
@@ -12837,12 +12837,12 @@ exports.signatureV4CrtContainer = signatureV4CrtContainer;
 
 /***/ }),
 
-/***/ 9599:
+/***/ 4161:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = __webpack_require__(6668);
-const { normalizeProvider } = __webpack_require__(428);
-const { escapeUri, HttpRequest } = __webpack_require__(3860);
+const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = __webpack_require__(2430);
+const { normalizeProvider } = __webpack_require__(2658);
+const { escapeUri, HttpRequest } = __webpack_require__(3422);
 
 class HeaderFormatter {
     format(headers) {
@@ -13441,12 +13441,12 @@ exports.signatureV4aContainer = signatureV4aContainer;
 
 /***/ }),
 
-/***/ 4627:
+/***/ 5433:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { setTokenFeature } = __webpack_require__(290);
-const { getBearerTokenEnvKey } = __webpack_require__(4554);
-const { TokenProviderError, getSSOTokenFilepath, parseKnownFiles, getProfileName, loadSsoSessionData, getSSOTokenFromFile, memoize, chain } = __webpack_require__(6513);
+const { setTokenFeature } = __webpack_require__(5152);
+const { getBearerTokenEnvKey } = __webpack_require__(7523);
+const { TokenProviderError, getSSOTokenFilepath, parseKnownFiles, getProfileName, loadSsoSessionData, getSSOTokenFromFile, memoize, chain } = __webpack_require__(7291);
 const { promises } = __webpack_require__(3024);
 
 const fromEnvSigningName = ({ logger, signingName } = {}) => async () => {
@@ -13467,7 +13467,7 @@ const EXPIRE_WINDOW_MS = 5 * 60 * 1000;
 const REFRESH_MESSAGE = `To refresh this SSO session run 'aws sso login' with the corresponding profile.`;
 
 const getSsoOidcClient = async (ssoRegion, init = {}, callerClientConfig) => {
-    const { SSOOIDCClient } = __webpack_require__(5982);
+    const { SSOOIDCClient } = __webpack_require__(9443);
     const coalesce = (prop) => init.clientConfig?.[prop] ?? init.parentClientConfig?.[prop] ?? callerClientConfig?.[prop];
     const ssoOidcClient = new SSOOIDCClient(Object.assign({}, init.clientConfig ?? {}, {
         region: ssoRegion ?? init.clientConfig?.region,
@@ -13478,7 +13478,7 @@ const getSsoOidcClient = async (ssoRegion, init = {}, callerClientConfig) => {
 };
 
 const getNewSsoOidcToken = async (ssoToken, ssoRegion, init = {}, callerClientConfig) => {
-    const { CreateTokenCommand } = __webpack_require__(5982);
+    const { CreateTokenCommand } = __webpack_require__(9443);
     const ssoOidcClient = await getSsoOidcClient(ssoRegion, init, callerClientConfig);
     return ssoOidcClient.send(new CreateTokenCommand({
         clientId: ssoToken.clientId,
@@ -13624,14 +13624,14 @@ exports.nodeProvider = nodeProvider;
 
 /***/ }),
 
-/***/ 7182:
+/***/ 968:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.toUtf8 = exports.fromUtf8 = void 0;
-const pureJs_1 = __webpack_require__(569);
-const whatwgEncodingApi_1 = __webpack_require__(801);
+const pureJs_1 = __webpack_require__(5039);
+const whatwgEncodingApi_1 = __webpack_require__(5207);
 const fromUtf8 = (input) => typeof TextEncoder === "function" ? (0, whatwgEncodingApi_1.fromUtf8)(input) : (0, pureJs_1.fromUtf8)(input);
 exports.fromUtf8 = fromUtf8;
 const toUtf8 = (input) => typeof TextDecoder === "function" ? (0, whatwgEncodingApi_1.toUtf8)(input) : (0, pureJs_1.toUtf8)(input);
@@ -13640,7 +13640,7 @@ exports.toUtf8 = toUtf8;
 
 /***/ }),
 
-/***/ 569:
+/***/ 5039:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -13694,7 +13694,7 @@ exports.toUtf8 = toUtf8;
 
 /***/ }),
 
-/***/ 801:
+/***/ 5207:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -13712,7 +13712,7 @@ exports.toUtf8 = toUtf8;
 
 /***/ }),
 
-/***/ 8116:
+/***/ 4274:
 /***/ ((__unused_webpack_module, exports) => {
 
 const ATTR_ESCAPE_RE = /[&<>"]/g;
@@ -14091,7 +14091,7 @@ exports.parseXML = parseXML;
 
 /***/ }),
 
-/***/ 1854:
+/***/ 9320:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -14229,15 +14229,15 @@ exports.InvokeStoreBase = InvokeStoreBase;
 
 /***/ }),
 
-/***/ 4436:
+/***/ 402:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { getSmithyContext, hasOwn } = __webpack_require__(8576);
+const { getSmithyContext, hasOwn } = __webpack_require__(4534);
 exports.getSmithyContext = getSmithyContext;
-const { HttpRequest } = __webpack_require__(3860);
-const { requestBuilder } = __webpack_require__(3860);
+const { HttpRequest } = __webpack_require__(3422);
+const { requestBuilder } = __webpack_require__(3422);
 exports.requestBuilder = requestBuilder;
-const { HttpApiKeyAuthLocation } = __webpack_require__(5612);
+const { HttpApiKeyAuthLocation } = __webpack_require__(2526);
 
 const resolveAuthOptions = (candidateAuthOptions, authSchemePreference) => {
     if (!authSchemePreference || authSchemePreference.length === 0) {
@@ -14582,13 +14582,13 @@ exports.setFeature = setFeature;
 
 /***/ }),
 
-/***/ 2855:
+/***/ 4645:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { nv, NumericValue, calculateBodyLength, generateIdempotencyToken, fromBase64, _parseEpochTimestamp } = __webpack_require__(6668);
-const { hasOwn } = __webpack_require__(8576);
-const { HttpRequest, collectBody, SerdeContext, AbstractRpcV2Protocol } = __webpack_require__(3860);
-const { NormalizedSchema, TypeRegistry } = __webpack_require__(2508);
+const { nv, NumericValue, calculateBodyLength, generateIdempotencyToken, fromBase64, _parseEpochTimestamp } = __webpack_require__(2430);
+const { hasOwn } = __webpack_require__(4534);
+const { HttpRequest, collectBody, SerdeContext, AbstractRpcV2Protocol } = __webpack_require__(3422);
+const { NormalizedSchema, TypeRegistry } = __webpack_require__(6890);
 
 const majorUint64 = 0;
 const majorNegativeInt64 = 1;
@@ -17131,12 +17131,12 @@ exports.tagSymbol = tagSymbol;
 
 /***/ }),
 
-/***/ 1840:
+/***/ 9542:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 const { createReadStream } = __webpack_require__(3024);
 const { Writable } = __webpack_require__(7075);
-const { toUint8Array, concatBytes } = __webpack_require__(6668);
+const { toUint8Array, concatBytes } = __webpack_require__(2430);
 const { createHash, createHmac } = __webpack_require__(7598);
 const zlib = __webpack_require__(8522);
 
@@ -17715,16 +17715,16 @@ exports.readableStreamHasher = readableStreamHasher;
 
 /***/ }),
 
-/***/ 428:
+/***/ 2658:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { hasOwn } = __webpack_require__(8576);
-const { getSmithyContext, normalizeProvider } = __webpack_require__(8576);
+const { hasOwn } = __webpack_require__(4534);
+const { getSmithyContext, normalizeProvider } = __webpack_require__(4534);
 exports.getSmithyContext = getSmithyContext;
 exports.normalizeProvider = normalizeProvider;
-const { SMITHY_CONTEXT_KEY, AlgorithmId } = __webpack_require__(5612);
+const { SMITHY_CONTEXT_KEY, AlgorithmId } = __webpack_require__(2526);
 exports.AlgorithmId = AlgorithmId;
-const { NormalizedSchema } = __webpack_require__(2508);
+const { NormalizedSchema } = __webpack_require__(6890);
 
 const getAllAliases = (name, aliases) => {
     const _aliases = [];
@@ -18955,16 +18955,16 @@ exports.withBaseException = withBaseException;
 
 /***/ }),
 
-/***/ 6513:
+/***/ 7291:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 const { homedir } = __webpack_require__(8161);
-const { sep, join } = __webpack_require__(4379);
+const { sep, join } = __webpack_require__(6760);
 const { createHash } = __webpack_require__(7598);
 const { readFile: readFile$1 } = __webpack_require__(1455);
-const { IniSectionType } = __webpack_require__(5612);
-const { normalizeProvider } = __webpack_require__(428);
-const { isValidHostLabel } = __webpack_require__(8576);
+const { IniSectionType } = __webpack_require__(2526);
+const { normalizeProvider } = __webpack_require__(2658);
+const { isValidHostLabel } = __webpack_require__(4534);
 
 class ProviderError extends Error {
     name = "ProviderError";
@@ -19749,15 +19749,15 @@ exports.resolveRegionConfig = resolveRegionConfig;
 
 /***/ }),
 
-/***/ 7715:
+/***/ 2085:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { CONFIG_PREFIX_SEPARATOR, booleanSelector, SelectorType, loadConfig } = __webpack_require__(6513);
-const { toEndpointV1, getSmithyContext, normalizeProvider, isValidHostLabel, hasOwn } = __webpack_require__(8576);
+const { CONFIG_PREFIX_SEPARATOR, booleanSelector, SelectorType, loadConfig } = __webpack_require__(7291);
+const { toEndpointV1, getSmithyContext, normalizeProvider, isValidHostLabel, hasOwn } = __webpack_require__(4534);
 exports.isValidHostLabel = isValidHostLabel;
 exports.middlewareEndpointToEndpointV1 = toEndpointV1;
 exports.toEndpointV1 = toEndpointV1;
-const { EndpointURLScheme } = __webpack_require__(5612);
+const { EndpointURLScheme } = __webpack_require__(2526);
 
 const ENV_ENDPOINT_URL = "AWS_ENDPOINT_URL";
 const CONFIG_ENDPOINT_URL = "endpoint_url";
@@ -20640,14 +20640,14 @@ exports.resolveParams = resolveParams;
 
 /***/ }),
 
-/***/ 6565:
+/***/ 6579:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { Crc32 } = __webpack_require__(1840);
-const { hasOwn } = __webpack_require__(8576);
-const { toHex, fromHex, toUtf8, fromUtf8 } = __webpack_require__(6668);
+const { Crc32 } = __webpack_require__(9542);
+const { hasOwn } = __webpack_require__(4534);
+const { toHex, fromHex, toUtf8, fromUtf8 } = __webpack_require__(2430);
 const { Readable } = __webpack_require__(7075);
-const { TypeRegistry } = __webpack_require__(2508);
+const { TypeRegistry } = __webpack_require__(6890);
 
 class Int64 {
     bytes;
@@ -21590,19 +21590,19 @@ exports.universalEventStreamSerdeProvider = eventStreamSerdeProvider$1;
 
 /***/ }),
 
-/***/ 3860:
+/***/ 3422:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { Uint8ArrayBlobAdapter, writeKey, sdkStreamMixin, splitEvery, splitHeader, NumericValue, toUtf8, fromBase64, LazyJsonString, _parseEpochTimestamp, _parseRfc7231DateTime, _parseRfc3339DateTimeWithOffset, fromUtf8, generateIdempotencyToken, toBase64, dateToUtcString, quoteHeader, parseEpochTimestamp, parseRfc7231DateTime, parseRfc3339DateTimeWithOffset } = __webpack_require__(6668);
-const { HttpRequest, HttpResponse, hasOwn, isValidHostname, getSmithyContext } = __webpack_require__(8576);
-const { parseQueryString, parseUrl } = __webpack_require__(8576);
+const { Uint8ArrayBlobAdapter, writeKey, sdkStreamMixin, splitEvery, splitHeader, NumericValue, toUtf8, fromBase64, LazyJsonString, _parseEpochTimestamp, _parseRfc7231DateTime, _parseRfc3339DateTimeWithOffset, fromUtf8, generateIdempotencyToken, toBase64, dateToUtcString, quoteHeader, parseEpochTimestamp, parseRfc7231DateTime, parseRfc3339DateTimeWithOffset } = __webpack_require__(2430);
+const { HttpRequest, HttpResponse, hasOwn, isValidHostname, getSmithyContext } = __webpack_require__(4534);
+const { parseQueryString, parseUrl } = __webpack_require__(4534);
 exports.HttpRequest = HttpRequest;
 exports.HttpResponse = HttpResponse;
 exports.isValidHostname = isValidHostname;
 exports.parseQueryString = parseQueryString;
 exports.parseUrl = parseUrl;
-const { NormalizedSchema, translateTraits, TypeRegistry, deref } = __webpack_require__(2508);
-const { FieldPosition } = __webpack_require__(5612);
+const { NormalizedSchema, translateTraits, TypeRegistry, deref } = __webpack_require__(6890);
+const { FieldPosition } = __webpack_require__(2526);
 
 const collectBody = async (streamBody = new Uint8Array(), context) => {
     if (streamBody instanceof Uint8Array) {
@@ -22005,7 +22005,7 @@ class HttpProtocol extends SerdeContext {
         });
     }
     async loadEventStreamCapability() {
-        const { EventStreamSerde, eventStreamSerdeProvider } = __webpack_require__(6565);
+        const { EventStreamSerde, eventStreamSerdeProvider } = __webpack_require__(6579);
         const marshaller = this.resolveEventStreamMarshaller(eventStreamSerdeProvider);
         return new EventStreamSerde({
             marshaller,
@@ -24693,15 +24693,15 @@ exports.resolvedPath = resolvedPath;
 
 /***/ }),
 
-/***/ 4471:
+/***/ 3609:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 const { Readable } = __webpack_require__(7075);
-const { NoOpLogger, normalizeProvider } = __webpack_require__(428);
-const { HttpResponse, HttpRequest } = __webpack_require__(3860);
-const { parseRfc7231DateTime, v4 } = __webpack_require__(6668);
-const { SMITHY_CONTEXT_KEY } = __webpack_require__(5612);
-const { hasOwn } = __webpack_require__(8576);
+const { NoOpLogger, normalizeProvider } = __webpack_require__(2658);
+const { HttpResponse, HttpRequest } = __webpack_require__(3422);
+const { parseRfc7231DateTime, v4 } = __webpack_require__(2430);
+const { SMITHY_CONTEXT_KEY } = __webpack_require__(2526);
+const { hasOwn } = __webpack_require__(4534);
 
 const isStreamingPayload = (request) => request?.body instanceof Readable ||
     (typeof ReadableStream !== "undefined" && request?.body instanceof ReadableStream);
@@ -25597,10 +25597,10 @@ exports.retryMiddlewareOptions = retryMiddlewareOptions;
 
 /***/ }),
 
-/***/ 2508:
+/***/ 6890:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { getSmithyContext, HttpResponse, toEndpointV1 } = __webpack_require__(8576);
+const { getSmithyContext, HttpResponse, toEndpointV1 } = __webpack_require__(4534);
 
 const deref = (schemaRef) => {
     if (typeof schemaRef === "function") {
@@ -26313,14 +26313,14 @@ exports.translateTraits = translateTraits;
 
 /***/ }),
 
-/***/ 6668:
+/***/ 2430:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 const { createHmac, createHash, getRandomValues } = __webpack_require__(7598);
-const { hasOwn, HttpResponse } = __webpack_require__(8576);
+const { hasOwn, HttpResponse } = __webpack_require__(4534);
 exports.hasOwn = hasOwn;
 const { ReadStream, lstatSync, fstatSync } = __webpack_require__(3024);
-const { toEndpointV1 } = __webpack_require__(7715);
+const { toEndpointV1 } = __webpack_require__(2085);
 const { Readable, Writable, PassThrough } = __webpack_require__(7075);
 
 const isArrayBuffer = (arg) => (typeof ArrayBuffer === "function" && arg instanceof ArrayBuffer) ||
@@ -28096,10 +28096,10 @@ exports.writeKey = writeKey;
 
 /***/ }),
 
-/***/ 8576:
+/***/ 4534:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { SMITHY_CONTEXT_KEY } = __webpack_require__(5612);
+const { SMITHY_CONTEXT_KEY } = __webpack_require__(2526);
 
 const getSmithyContext = (context) => context[SMITHY_CONTEXT_KEY] || (context[SMITHY_CONTEXT_KEY] = {});
 
@@ -28295,7 +28295,7 @@ exports.toEndpointV1 = toEndpointV1;
 
 /***/ }),
 
-/***/ 5612:
+/***/ 2526:
 /***/ ((__unused_webpack_module, exports) => {
 
 var HttpAuthLocation;
@@ -28398,12 +28398,12 @@ exports.resolveDefaultRuntimeConfig = resolveDefaultRuntimeConfig;
 
 /***/ }),
 
-/***/ 2340:
+/***/ 566:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { ProviderError, CredentialsProviderError, loadConfig } = __webpack_require__(6513);
+const { ProviderError, CredentialsProviderError, loadConfig } = __webpack_require__(7291);
 const node_http = __webpack_require__(7067);
-const { parseUrl } = __webpack_require__(3860);
+const { parseUrl } = __webpack_require__(3422);
 
 const isImdsCredentials = (arg) => Boolean(arg) &&
     typeof arg === "object" &&
@@ -28775,7 +28775,7 @@ exports.providerConfigFromInit = providerConfigFromInit;
 
 /***/ }),
 
-/***/ 2730:
+/***/ 7788:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -28811,13 +28811,13 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/EventStreamCodec.ts
-var import_crc322 = __webpack_require__(7560);
+var import_crc322 = __webpack_require__(3490);
 
 // src/HeaderMarshaller.ts
 
 
 // src/Int64.ts
-var import_util_hex_encoding = __webpack_require__(609);
+var import_util_hex_encoding = __webpack_require__(6435);
 var _Int64 = class _Int64 {
   constructor(bytes) {
     this.bytes = bytes;
@@ -29041,7 +29041,7 @@ var UUID_TAG = "uuid";
 var UUID_PATTERN = /^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$/;
 
 // src/splitMessage.ts
-var import_crc32 = __webpack_require__(7560);
+var import_crc32 = __webpack_require__(3490);
 var PRELUDE_MEMBER_LENGTH = 4;
 var PRELUDE_LENGTH = PRELUDE_MEMBER_LENGTH * 2;
 var CHECKSUM_LENGTH = 4;
@@ -29242,7 +29242,7 @@ var SmithyMessageEncoderStream = _SmithyMessageEncoderStream;
 
 /***/ }),
 
-/***/ 312:
+/***/ 9770:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -29273,7 +29273,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/EventStreamMarshaller.ts
-var import_eventstream_serde_universal = __webpack_require__(8471);
+var import_eventstream_serde_universal = __webpack_require__(4221);
 var import_stream = __webpack_require__(2203);
 
 // src/utils.ts
@@ -29334,7 +29334,7 @@ var eventStreamSerdeProvider = /* @__PURE__ */ __name((options) => new EventStre
 
 /***/ }),
 
-/***/ 8471:
+/***/ 4221:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -29365,7 +29365,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/EventStreamMarshaller.ts
-var import_eventstream_codec = __webpack_require__(2730);
+var import_eventstream_codec = __webpack_require__(7788);
 
 // src/getChunkedStream.ts
 function getChunkedStream(source) {
@@ -29520,11 +29520,11 @@ var eventStreamSerdeProvider = /* @__PURE__ */ __name((options) => new EventStre
 
 /***/ }),
 
-/***/ 7015:
+/***/ 7809:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { buildQueryString, HttpResponse } = __webpack_require__(3860);
-const { streamCollector } = __webpack_require__(6668);
+const { buildQueryString, HttpResponse } = __webpack_require__(3422);
+const { streamCollector } = __webpack_require__(2430);
 exports.streamCollector = streamCollector;
 
 function createRequest(url, requestOptions) {
@@ -29711,7 +29711,7 @@ exports.keepAliveSupport = keepAliveSupport;
 
 /***/ }),
 
-/***/ 4312:
+/***/ 6130:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -29748,7 +29748,7 @@ var isArrayBuffer = /* @__PURE__ */ __name((arg) => typeof ArrayBuffer === "func
 
 /***/ }),
 
-/***/ 9682:
+/***/ 9208:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -30071,13 +30071,13 @@ var priorityWeights = {
 
 /***/ }),
 
-/***/ 1801:
+/***/ 1279:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
-const { hasOwn } = __webpack_require__(6668);
-const { streamCollector } = __webpack_require__(6668);
+const { hasOwn } = __webpack_require__(2430);
+const { streamCollector } = __webpack_require__(2430);
 exports.streamCollector = streamCollector;
-const { buildQueryString, HttpResponse } = __webpack_require__(3860);
+const { buildQueryString, HttpResponse } = __webpack_require__(3422);
 const node_https = __webpack_require__(4708);
 const { Readable } = __webpack_require__(7075);
 const http2 = __webpack_require__(2467);
@@ -30992,7 +30992,7 @@ exports.NodeHttpHandler = NodeHttpHandler;
 
 /***/ }),
 
-/***/ 1290:
+/***/ 2356:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -31052,7 +31052,7 @@ var resolveHttpHandlerRuntimeConfig = /* @__PURE__ */ __name((httpHandlerExtensi
 }, "resolveHttpHandlerRuntimeConfig");
 
 // src/Field.ts
-var import_types = __webpack_require__(2736);
+var import_types = __webpack_require__(690);
 var _Field = class _Field {
   constructor({ name, kind = import_types.FieldPosition.HEADER, values = [] }) {
     this.name = name;
@@ -31228,7 +31228,7 @@ __name(isValidHostname, "isValidHostname");
 
 /***/ }),
 
-/***/ 7654:
+/***/ 8256:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -31256,7 +31256,7 @@ __export(src_exports, {
   buildQueryString: () => buildQueryString
 });
 module.exports = __toCommonJS(src_exports);
-var import_util_uri_escape = __webpack_require__(2602);
+var import_util_uri_escape = __webpack_require__(2040);
 function buildQueryString(query) {
   const parts = [];
   for (let key of Object.keys(query).sort()) {
@@ -31285,7 +31285,7 @@ __name(buildQueryString, "buildQueryString");
 
 /***/ }),
 
-/***/ 2602:
+/***/ 2040:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -31332,7 +31332,7 @@ var escapeUriPath = /* @__PURE__ */ __name((uri) => uri.split("/").map(escapeUri
 
 /***/ }),
 
-/***/ 1000:
+/***/ 5118:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -31371,9 +31371,9 @@ module.exports = __toCommonJS(src_exports);
 
 // src/SignatureV4.ts
 
-var import_util_middleware = __webpack_require__(5318);
+var import_util_middleware = __webpack_require__(6324);
 
-var import_util_utf84 = __webpack_require__(311);
+var import_util_utf84 = __webpack_require__(1577);
 
 // src/constants.ts
 var ALGORITHM_QUERY_PARAM = "X-Amz-Algorithm";
@@ -31417,8 +31417,8 @@ var KEY_TYPE_IDENTIFIER = "aws4_request";
 var MAX_PRESIGNED_TTL = 60 * 60 * 24 * 7;
 
 // src/credentialDerivation.ts
-var import_util_hex_encoding = __webpack_require__(137);
-var import_util_utf8 = __webpack_require__(311);
+var import_util_hex_encoding = __webpack_require__(7299);
+var import_util_utf8 = __webpack_require__(1577);
 var signingKeyCache = {};
 var cacheQueue = [];
 var createScope = /* @__PURE__ */ __name((shortDate, region, service) => `${shortDate}/${region}/${service}/${KEY_TYPE_IDENTIFIER}`, "createScope");
@@ -31469,7 +31469,7 @@ var getCanonicalHeaders = /* @__PURE__ */ __name(({ headers }, unsignableHeaders
 }, "getCanonicalHeaders");
 
 // src/getCanonicalQuery.ts
-var import_util_uri_escape = __webpack_require__(4648);
+var import_util_uri_escape = __webpack_require__(146);
 var getCanonicalQuery = /* @__PURE__ */ __name(({ query = {} }) => {
   const keys = [];
   const serialized = {};
@@ -31492,9 +31492,9 @@ var getCanonicalQuery = /* @__PURE__ */ __name(({ query = {} }) => {
 }, "getCanonicalQuery");
 
 // src/getPayloadHash.ts
-var import_is_array_buffer = __webpack_require__(4312);
+var import_is_array_buffer = __webpack_require__(6130);
 
-var import_util_utf82 = __webpack_require__(311);
+var import_util_utf82 = __webpack_require__(1577);
 var getPayloadHash = /* @__PURE__ */ __name(async ({ headers, body }, hashConstructor) => {
   for (const headerName of Object.keys(headers)) {
     if (headerName.toLowerCase() === SHA256_HEADER) {
@@ -31513,7 +31513,7 @@ var getPayloadHash = /* @__PURE__ */ __name(async ({ headers, body }, hashConstr
 
 // src/HeaderFormatter.ts
 
-var import_util_utf83 = __webpack_require__(311);
+var import_util_utf83 = __webpack_require__(1577);
 var _HeaderFormatter = class _HeaderFormatter {
   format(headers) {
     const chunks = [];
@@ -31918,7 +31918,7 @@ var getCanonicalHeaderList = /* @__PURE__ */ __name((headers) => Object.keys(hea
 
 /***/ }),
 
-/***/ 137:
+/***/ 7299:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -31989,7 +31989,7 @@ __name(toHex, "toHex");
 
 /***/ }),
 
-/***/ 6921:
+/***/ 1411:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -32092,7 +32092,7 @@ __name(_NoOpLogger, "NoOpLogger");
 var NoOpLogger = _NoOpLogger;
 
 // src/client.ts
-var import_middleware_stack = __webpack_require__(9682);
+var import_middleware_stack = __webpack_require__(9208);
 var _Client = class _Client {
   constructor(config) {
     this.middlewareStack = (0, import_middleware_stack.constructStack)();
@@ -32125,7 +32125,7 @@ __name(_Client, "Client");
 var Client = _Client;
 
 // src/collect-stream-body.ts
-var import_util_stream = __webpack_require__(9014);
+var import_util_stream = __webpack_require__(4252);
 var collectBody = /* @__PURE__ */ __name(async (streamBody = new Uint8Array(), context) => {
   if (streamBody instanceof Uint8Array) {
     return import_util_stream.Uint8ArrayBlobAdapter.mutate(streamBody);
@@ -32139,7 +32139,7 @@ var collectBody = /* @__PURE__ */ __name(async (streamBody = new Uint8Array(), c
 
 // src/command.ts
 
-var import_types = __webpack_require__(2736);
+var import_types = __webpack_require__(690);
 var _Command = class _Command {
   constructor() {
     this.middlewareStack = (0, import_middleware_stack.constructStack)();
@@ -33193,7 +33193,7 @@ __name(splitEvery, "splitEvery");
 
 /***/ }),
 
-/***/ 2736:
+/***/ 690:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -33338,13 +33338,13 @@ var RequestHandlerProtocol = /* @__PURE__ */ ((RequestHandlerProtocol2) => {
 
 /***/ }),
 
-/***/ 8040:
+/***/ 2674:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.fromBase64 = void 0;
-const util_buffer_from_1 = __webpack_require__(3601);
+const util_buffer_from_1 = __webpack_require__(4151);
 const BASE64_REGEX = /^[A-Za-z0-9+/]*={0,2}$/;
 const fromBase64 = (input) => {
     if ((input.length * 3) % 4 !== 0) {
@@ -33361,7 +33361,7 @@ exports.fromBase64 = fromBase64;
 
 /***/ }),
 
-/***/ 8071:
+/***/ 8385:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -33382,8 +33382,8 @@ var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: tru
 // src/index.ts
 var src_exports = {};
 module.exports = __toCommonJS(src_exports);
-__reExport(src_exports, __webpack_require__(8040), module.exports);
-__reExport(src_exports, __webpack_require__(5189), module.exports);
+__reExport(src_exports, __webpack_require__(2674), module.exports);
+__reExport(src_exports, __webpack_require__(4871), module.exports);
 // Annotate the CommonJS export names for ESM import in node:
 
 0 && (0);
@@ -33392,14 +33392,14 @@ __reExport(src_exports, __webpack_require__(5189), module.exports);
 
 /***/ }),
 
-/***/ 5189:
+/***/ 4871:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.toBase64 = void 0;
-const util_buffer_from_1 = __webpack_require__(3601);
-const util_utf8_1 = __webpack_require__(4466);
+const util_buffer_from_1 = __webpack_require__(4151);
+const util_utf8_1 = __webpack_require__(2656);
 const toBase64 = (_input) => {
     let input;
     if (typeof _input === "string") {
@@ -33418,7 +33418,7 @@ exports.toBase64 = toBase64;
 
 /***/ }),
 
-/***/ 4466:
+/***/ 2656:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -33450,7 +33450,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/fromUtf8.ts
-var import_util_buffer_from = __webpack_require__(3601);
+var import_util_buffer_from = __webpack_require__(4151);
 var fromUtf8 = /* @__PURE__ */ __name((input) => {
   const buf = (0, import_util_buffer_from.fromString)(input, "utf8");
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength / Uint8Array.BYTES_PER_ELEMENT);
@@ -33486,7 +33486,7 @@ var toUtf8 = /* @__PURE__ */ __name((input) => {
 
 /***/ }),
 
-/***/ 3601:
+/***/ 4151:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -33515,7 +33515,7 @@ __export(src_exports, {
   fromString: () => fromString
 });
 module.exports = __toCommonJS(src_exports);
-var import_is_array_buffer = __webpack_require__(2515);
+var import_is_array_buffer = __webpack_require__(8605);
 var import_buffer = __webpack_require__(181);
 var fromArrayBuffer = /* @__PURE__ */ __name((input, offset = 0, length = input.byteLength - offset) => {
   if (!(0, import_is_array_buffer.isArrayBuffer)(input)) {
@@ -33537,7 +33537,7 @@ var fromString = /* @__PURE__ */ __name((input, encoding) => {
 
 /***/ }),
 
-/***/ 2515:
+/***/ 8605:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -33574,7 +33574,7 @@ var isArrayBuffer = /* @__PURE__ */ __name((arg) => typeof ArrayBuffer === "func
 
 /***/ }),
 
-/***/ 609:
+/***/ 6435:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -33645,7 +33645,7 @@ __name(toHex, "toHex");
 
 /***/ }),
 
-/***/ 5318:
+/***/ 6324:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -33676,7 +33676,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/getSmithyContext.ts
-var import_types = __webpack_require__(7306);
+var import_types = __webpack_require__(3804);
 var getSmithyContext = /* @__PURE__ */ __name((context) => context[import_types.SMITHY_CONTEXT_KEY] || (context[import_types.SMITHY_CONTEXT_KEY] = {}), "getSmithyContext");
 
 // src/normalizeProvider.ts
@@ -33694,7 +33694,7 @@ var normalizeProvider = /* @__PURE__ */ __name((input) => {
 
 /***/ }),
 
-/***/ 7306:
+/***/ 3804:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -33839,7 +33839,7 @@ var RequestHandlerProtocol = /* @__PURE__ */ ((RequestHandlerProtocol2) => {
 
 /***/ }),
 
-/***/ 7420:
+/***/ 6522:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -33876,7 +33876,7 @@ exports.getAwsChunkedEncodingStream = getAwsChunkedEncodingStream;
 
 /***/ }),
 
-/***/ 9014:
+/***/ 4252:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -33907,8 +33907,8 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/blob/transforms.ts
-var import_util_base64 = __webpack_require__(8071);
-var import_util_utf8 = __webpack_require__(1921);
+var import_util_base64 = __webpack_require__(8385);
+var import_util_utf8 = __webpack_require__(1475);
 function transformToString(payload, encoding = "utf-8") {
   if (encoding === "base64") {
     return (0, import_util_base64.toBase64)(payload);
@@ -33958,8 +33958,8 @@ __name(_Uint8ArrayBlobAdapter, "Uint8ArrayBlobAdapter");
 var Uint8ArrayBlobAdapter = _Uint8ArrayBlobAdapter;
 
 // src/index.ts
-__reExport(src_exports, __webpack_require__(7420), module.exports);
-__reExport(src_exports, __webpack_require__(5967), module.exports);
+__reExport(src_exports, __webpack_require__(6522), module.exports);
+__reExport(src_exports, __webpack_require__(7201), module.exports);
 // Annotate the CommonJS export names for ESM import in node:
 
 0 && (0);
@@ -33968,14 +33968,14 @@ __reExport(src_exports, __webpack_require__(5967), module.exports);
 
 /***/ }),
 
-/***/ 5967:
+/***/ 7201:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.sdkStreamMixin = void 0;
-const node_http_handler_1 = __webpack_require__(8647);
-const util_buffer_from_1 = __webpack_require__(3601);
+const node_http_handler_1 = __webpack_require__(9245);
+const util_buffer_from_1 = __webpack_require__(4151);
 const stream_1 = __webpack_require__(2203);
 const util_1 = __webpack_require__(9023);
 const ERR_MSG_STREAM_HAS_BEEN_TRANSFORMED = "The stream has already been transformed.";
@@ -34025,7 +34025,7 @@ exports.sdkStreamMixin = sdkStreamMixin;
 
 /***/ }),
 
-/***/ 8647:
+/***/ 9245:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __create = Object.create;
@@ -34068,8 +34068,8 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/node-http-handler.ts
-var import_protocol_http = __webpack_require__(1290);
-var import_querystring_builder = __webpack_require__(7654);
+var import_protocol_http = __webpack_require__(2356);
+var import_querystring_builder = __webpack_require__(8256);
 var import_http = __webpack_require__(8611);
 var import_https = __webpack_require__(5692);
 
@@ -34714,7 +34714,7 @@ var streamCollector = /* @__PURE__ */ __name((stream) => new Promise((resolve, r
 
 /***/ }),
 
-/***/ 1921:
+/***/ 1475:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -34746,7 +34746,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/fromUtf8.ts
-var import_util_buffer_from = __webpack_require__(3601);
+var import_util_buffer_from = __webpack_require__(4151);
 var fromUtf8 = /* @__PURE__ */ __name((input) => {
   const buf = (0, import_util_buffer_from.fromString)(input, "utf8");
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength / Uint8Array.BYTES_PER_ELEMENT);
@@ -34782,7 +34782,7 @@ var toUtf8 = /* @__PURE__ */ __name((input) => {
 
 /***/ }),
 
-/***/ 4648:
+/***/ 146:
 /***/ ((module) => {
 
 var __defProp = Object.defineProperty;
@@ -34829,7 +34829,7 @@ var escapeUriPath = /* @__PURE__ */ __name((uri) => uri.split("/").map(escapeUri
 
 /***/ }),
 
-/***/ 311:
+/***/ 1577:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -34861,7 +34861,7 @@ __export(src_exports, {
 module.exports = __toCommonJS(src_exports);
 
 // src/fromUtf8.ts
-var import_util_buffer_from = __webpack_require__(5818);
+var import_util_buffer_from = __webpack_require__(4348);
 var fromUtf8 = /* @__PURE__ */ __name((input) => {
   const buf = (0, import_util_buffer_from.fromString)(input, "utf8");
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength / Uint8Array.BYTES_PER_ELEMENT);
@@ -34897,7 +34897,7 @@ var toUtf8 = /* @__PURE__ */ __name((input) => {
 
 /***/ }),
 
-/***/ 5818:
+/***/ 4348:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var __defProp = Object.defineProperty;
@@ -34926,7 +34926,7 @@ __export(src_exports, {
   fromString: () => fromString
 });
 module.exports = __toCommonJS(src_exports);
-var import_is_array_buffer = __webpack_require__(4312);
+var import_is_array_buffer = __webpack_require__(6130);
 var import_buffer = __webpack_require__(181);
 var fromArrayBuffer = /* @__PURE__ */ __name((input, offset = 0, length = input.byteLength - offset) => {
   if (!(0, import_is_array_buffer.isArrayBuffer)(input)) {
@@ -34948,7 +34948,7 @@ var fromString = /* @__PURE__ */ __name((input, encoding) => {
 
 /***/ }),
 
-/***/ 9395:
+/***/ 9449:
 /***/ (function(module) {
 
 /*!
@@ -34968,7 +34968,7 @@ function(e,t){for(var r=0;r<t.length;r++){var i=t[r];i.enumerable=i.enumerable||
 
 /***/ }),
 
-/***/ 5407:
+/***/ 2057:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -34979,23 +34979,23 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: AnthropicBedrockMantle, BaseAnthropic, default
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
-var client = __webpack_require__(9562);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
-var messages = __webpack_require__(7949);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
-var beta = __webpack_require__(1420);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/resource.mjs
-var resource = __webpack_require__(9364);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/pagination.mjs
-var pagination = __webpack_require__(5668);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/headers.mjs
-var headers = __webpack_require__(2760);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/tracing.mjs
-var tracing = __webpack_require__(768);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
-var path = __webpack_require__(7217);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/agents/versions.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
+var client = __webpack_require__(2968);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
+var messages = __webpack_require__(5643);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
+var beta = __webpack_require__(2726);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/resource.mjs
+var resource = __webpack_require__(2830);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/pagination.mjs
+var pagination = __webpack_require__(1154);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/headers.mjs
+var headers = __webpack_require__(3546);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/tracing.mjs
+var tracing = __webpack_require__(9098);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/internal/utils/path.mjs
+var path = __webpack_require__(9567);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/agents/versions.mjs
 
 
 
@@ -35024,7 +35024,7 @@ class BedrockVersions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/agents/agents.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/agents/agents.mjs
 
 
 
@@ -35138,7 +35138,7 @@ var BedrockAgents = /* @__PURE__ */ (() => {
     return BedrockAgents;
 })();
 //# sourceMappingURL=agents.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memories.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memories.mjs
 
 
 
@@ -35251,7 +35251,7 @@ class BedrockMemories extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=memories.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memory-versions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memory-versions.mjs
 
 
 
@@ -35336,7 +35336,7 @@ class BedrockMemoryVersions extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=memory-versions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memory-stores.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/memory-stores/memory-stores.mjs
 
 
 
@@ -35477,7 +35477,7 @@ var BedrockMemoryStores = /* @__PURE__ */ (() => {
     return BedrockMemoryStores;
 })();
 //# sourceMappingURL=memory-stores.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/events.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/events.mjs
 
 
 
@@ -35563,7 +35563,7 @@ class BedrockEvents extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=events.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/threads/events.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/threads/events.mjs
 
 
 
@@ -35613,7 +35613,7 @@ class events_BedrockEvents extends resource/* APIResource */.h {
     }
 }
 //# sourceMappingURL=events.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/threads/threads.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/threads/threads.mjs
 
 
 
@@ -35688,7 +35688,7 @@ var BedrockThreads = /* @__PURE__ */ (() => {
     return BedrockThreads;
 })();
 //# sourceMappingURL=threads.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/sessions.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/sessions/sessions.mjs
 
 
 
@@ -35848,7 +35848,7 @@ var BedrockSessions = /* @__PURE__ */ (() => {
     return BedrockSessions;
 })();
 //# sourceMappingURL=sessions.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/bedrock/bedrock.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/bedrock/bedrock.mjs
 
 
 
@@ -35871,24 +35871,24 @@ var Bedrock = /* @__PURE__ */ (() => {
     return Bedrock;
 })();
 //# sourceMappingURL=bedrock.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/version.mjs
-var version = __webpack_require__(3164);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/version.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/version.mjs
+var version = __webpack_require__(5998);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/version.mjs
 const VERSION = '1.2.1'; // x-release-please-version
 //# sourceMappingURL=version.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@aws-crypto/sha256-js/build/index.js
-var build = __webpack_require__(6642);
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/fetch-http-handler/dist-cjs/index.js
-var dist_cjs = __webpack_require__(7015);
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/protocol-http/dist-cjs/index.js
-var protocol_http_dist_cjs = __webpack_require__(1290);
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/signature-v4/dist-cjs/index.js
-var signature_v4_dist_cjs = __webpack_require__(1000);
+// EXTERNAL MODULE: ./node_modules/@aws-crypto/sha256-js/build/index.js
+var build = __webpack_require__(7028);
+// EXTERNAL MODULE: ./node_modules/@smithy/fetch-http-handler/dist-cjs/index.js
+var dist_cjs = __webpack_require__(7809);
+// EXTERNAL MODULE: ./node_modules/@smithy/protocol-http/dist-cjs/index.js
+var protocol_http_dist_cjs = __webpack_require__(2356);
+// EXTERNAL MODULE: ./node_modules/@smithy/signature-v4/dist-cjs/index.js
+var signature_v4_dist_cjs = __webpack_require__(5118);
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __webpack_require__(2613);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/errors.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/errors.mjs
 function isAbortError(err) {
     return (typeof err === 'object' &&
         err !== null &&
@@ -35941,9 +35941,9 @@ const describeFetchFailure = (err) => {
             : 'Error');
 };
 //# sourceMappingURL=errors.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@opentelemetry/api/dist/propagation-api.mjs + 6 modules
-var propagation_api = __webpack_require__(792);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/utils/values.mjs
+// EXTERNAL MODULE: ./node_modules/@opentelemetry/api/dist/propagation-api.mjs + 6 modules
+var propagation_api = __webpack_require__(5826);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/utils/values.mjs
 
 // https://url.spec.whatwg.org/#url-scheme-string
 const startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
@@ -36063,7 +36063,7 @@ const pop = (obj, key) => {
  */
 function checkNever(_value) { }
 //# sourceMappingURL=values.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/utils/env.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/utils/env.mjs
 /**
  * Read an environment variable.
  *
@@ -36081,7 +36081,7 @@ const readEnv = (env) => {
     return undefined;
 };
 //# sourceMappingURL=env.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/utils/log.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/utils/log.mjs
 
 
 const defaultLogLevel = 'warn';
@@ -36200,7 +36200,7 @@ const formatRequestDetails = (details) => {
     return details;
 };
 //# sourceMappingURL=log.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/trace-headers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/trace-headers.mjs
 
 
 /**
@@ -36223,7 +36223,7 @@ function traceHeaderNames() {
     return names;
 }
 //# sourceMappingURL=trace-headers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/core/auth.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/core/auth.mjs
 
 
 
@@ -36232,7 +36232,7 @@ function traceHeaderNames() {
 
 
 
-const DEFAULT_PROVIDER_CHAIN_RESOLVER = (logger) => __webpack_require__.e(/* import() */ 869).then(__webpack_require__.t.bind(__webpack_require__, 5869, 19))
+const DEFAULT_PROVIDER_CHAIN_RESOLVER = (logger) => __webpack_require__.e(/* import() */ 719).then(__webpack_require__.t.bind(__webpack_require__, 9719, 19))
     .then(({ createCredentialChain, fromEnv, fromNodeProviderChain }) => 
 // The Node default chain skips env credentials whenever `AWS_PROFILE` is set;
 // the AWS CLI and the other Anthropic SDKs let env credentials win.
@@ -36311,15 +36311,15 @@ const getAuthHeaders = async (req, props) => {
     return signed.headers;
 };
 //# sourceMappingURL=auth.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/eventstream-serde-node/dist-cjs/index.js
-var eventstream_serde_node_dist_cjs = __webpack_require__(312);
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/util-base64/dist-cjs/index.js
-var util_base64_dist_cjs = __webpack_require__(8071);
-// EXTERNAL MODULE: ../merge/node_modules/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js
-var client_bedrock_runtime_dist_cjs = __webpack_require__(6376);
-// EXTERNAL MODULE: ../merge/node_modules/@smithy/smithy-client/dist-cjs/index.js
-var smithy_client_dist_cjs = __webpack_require__(6921);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/AWS_restJson1.mjs
+// EXTERNAL MODULE: ./node_modules/@smithy/eventstream-serde-node/dist-cjs/index.js
+var eventstream_serde_node_dist_cjs = __webpack_require__(9770);
+// EXTERNAL MODULE: ./node_modules/@smithy/util-base64/dist-cjs/index.js
+var util_base64_dist_cjs = __webpack_require__(8385);
+// EXTERNAL MODULE: ./node_modules/@aws-sdk/client-bedrock-runtime/dist-cjs/index.js
+var client_bedrock_runtime_dist_cjs = __webpack_require__(7462);
+// EXTERNAL MODULE: ./node_modules/@smithy/smithy-client/dist-cjs/index.js
+var smithy_client_dist_cjs = __webpack_require__(1411);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/AWS_restJson1.mjs
 // Copied from https://github.com/aws/aws-sdk-js-v3/blob/bee66fbd2a519a16b57c787b2689af857af720af/clients/client-bedrock-runtime/src/protocols/Aws_restJson1.ts
 // Modified to remove unnecessary code (we only need to call `de_ResponseStream`) and to adjust imports.
 
@@ -36539,7 +36539,7 @@ const parseBody = (streamBody, context) => collectBodyString(streamBody, context
     return {};
 });
 //# sourceMappingURL=AWS_restJson1.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/shims.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/shims.mjs
 /**
  * This module provides internal shims and utility functions for environments where certain Node.js or global types may not be available.
  *
@@ -36672,7 +36672,7 @@ async function CancelReadableStream(stream) {
     await cancelPromise;
 }
 //# sourceMappingURL=shims.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/core/streaming.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/core/streaming.mjs
 
 
 
@@ -36775,7 +36775,7 @@ function frameError(err) {
     return undefined;
 }
 //# sourceMappingURL=streaming.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/headers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/headers.mjs
 
 const brand_privateNullableHeaders = Symbol.for('brand.privateNullableHeaders');
 function* iterateHeaders(headers) {
@@ -36889,7 +36889,7 @@ const isEmptyHeaders = (headers) => {
     return true;
 };
 //# sourceMappingURL=headers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/internal/utils/path.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/internal/utils/path.mjs
 
 /**
  * Percent-encode everything that isn't safe to have in a path without encoding safe chars.
@@ -36971,7 +36971,7 @@ const createPathTagFunction = (pathEncoder = encodeURIPath) => function path(sta
  */
 const path_path = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 //# sourceMappingURL=path.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/client.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/client.mjs
 var __classPrivateFieldGet = (undefined && undefined.__classPrivateFieldGet) || function (receiver, state, kind, f) {
     if (kind === "a" && !f) throw new TypeError("Private accessor was defined without a getter");
     if (typeof state === "function" ? receiver !== state || !f : !state.has(receiver)) throw new TypeError("Cannot read private member from an object whose class did not declare it");
@@ -37253,7 +37253,7 @@ function throwUserProfilesUnavailable() {
     throw new error.AnthropicError('User profiles are not available on `AnthropicBedrock`. Use `AnthropicAws` from `@anthropic-ai/aws-sdk` to manage them.');
 }
 //# sourceMappingURL=client.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/core/aws-auth.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/core/aws-auth.mjs
 
 
 
@@ -37262,7 +37262,7 @@ function throwUserProfilesUnavailable() {
 
 
 
-const defaultProviderChainResolver = (profile, logger) => __webpack_require__.e(/* import() */ 869).then(__webpack_require__.t.bind(__webpack_require__, 5869, 19))
+const defaultProviderChainResolver = (profile, logger) => __webpack_require__.e(/* import() */ 719).then(__webpack_require__.t.bind(__webpack_require__, 9719, 19))
     .then(({ createCredentialChain, fromEnv, fromNodeProviderChain }) => {
     const nodeProviderChain = fromNodeProviderChain({
         ...(profile != null ? { profile } : {}),
@@ -37347,7 +37347,7 @@ const aws_auth_getAuthHeaders = async (req, props) => {
     return signed.headers;
 };
 //# sourceMappingURL=aws-auth.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/mantle-client.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/mantle-client.mjs
 var mantle_client_classPrivateFieldGet = (undefined && undefined.__classPrivateFieldGet) || function (receiver, state, kind, f) {
     if (kind === "a" && !f) throw new TypeError("Private accessor was defined without a getter");
     if (typeof state === "function" ? receiver !== state || !f : !state.has(receiver)) throw new TypeError("Cannot read private member from an object whose class did not declare it");
@@ -37570,7 +37570,7 @@ function makeMantleBetaResource(client) {
     return { messages };
 }
 //# sourceMappingURL=mantle-client.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/bedrock-sdk/index.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/bedrock-sdk/index.mjs
 
 
 

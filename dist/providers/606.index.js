@@ -1,15 +1,15 @@
-export const id = 633;
-export const ids = [633];
+export const id = 606;
+export const ids = [606];
 export const modules = {
 
-/***/ 2633:
+/***/ 4606:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   open: () => (/* binding */ open)
 /* harmony export */ });
-/* harmony import */ var _anthropic_ai_bedrock_sdk__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(5407);
+/* harmony import */ var _anthropic_ai_bedrock_sdk__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2057);
 // Amazon Bedrock through @anthropic-ai/bedrock-sdk: SigV4 with the AWS credentials
 // aws-actions/configure-aws-credentials exports (the session token too), or a Bedrock API key
 // sent as a bearer token. Loaded only when provider is bedrock (a chunk of its own).

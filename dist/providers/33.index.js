@@ -1,8 +1,8 @@
-export const id = 887;
-export const ids = [887];
+export const id = 33;
+export const ids = [33];
 export const modules = {
 
-/***/ 6047:
+/***/ 8793:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -159,7 +159,7 @@ function fromByteArray (uint8) {
 
 /***/ }),
 
-/***/ 4329:
+/***/ 1259:
 /***/ (function(module) {
 
 ;(function (globalObject) {
@@ -3088,7 +3088,7 @@ function fromByteArray (uint8) {
 
 /***/ }),
 
-/***/ 4438:
+/***/ 9732:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*jshint node:true */
@@ -3136,14 +3136,14 @@ bufferEq.restore = function() {
 
 /***/ }),
 
-/***/ 539:
+/***/ 325:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 
-var Buffer = (__webpack_require__(3468).Buffer);
+var Buffer = (__webpack_require__(3058).Buffer);
 
-var getParamBytesForAlg = __webpack_require__(4950);
+var getParamBytesForAlg = __webpack_require__(5028);
 
 var MAX_OCTET = 0x80,
 	CLASS_UNIVERSAL = 0,
@@ -3330,7 +3330,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4950:
+/***/ 5028:
 /***/ ((module) => {
 
 
@@ -3360,7 +3360,7 @@ module.exports = getParamBytesForAlg;
 
 /***/ }),
 
-/***/ 534:
+/***/ 3860:
 /***/ ((module) => {
 
 
@@ -3484,7 +3484,7 @@ module.exports = function extend() {
 
 /***/ }),
 
-/***/ 5719:
+/***/ 5693:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -3506,8 +3506,8 @@ var __importDefault = (this && this.__importDefault) || function (mod) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.GaxiosError = exports.GAXIOS_ERROR_SYMBOL = void 0;
 exports.defaultErrorRedactor = defaultErrorRedactor;
-const extend_1 = __importDefault(__webpack_require__(534));
-const util_cjs_1 = __importDefault(__webpack_require__(8677));
+const extend_1 = __importDefault(__webpack_require__(3860));
+const util_cjs_1 = __importDefault(__webpack_require__(8823));
 const pkg = util_cjs_1.default.pkg;
 /**
  * Support `instanceof` operator for `GaxiosError`s in different versions of this library.
@@ -3801,7 +3801,7 @@ function defaultErrorRedactor(data) {
 
 /***/ }),
 
-/***/ 3799:
+/***/ 5881:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -3823,12 +3823,12 @@ var __importDefault = (this && this.__importDefault) || function (mod) {
 var _a;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Gaxios = void 0;
-const extend_1 = __importDefault(__webpack_require__(534));
+const extend_1 = __importDefault(__webpack_require__(3860));
 const https_1 = __webpack_require__(5692);
-const common_js_1 = __webpack_require__(5719);
-const retry_js_1 = __webpack_require__(2574);
+const common_js_1 = __webpack_require__(5693);
+const retry_js_1 = __webpack_require__(4616);
 const stream_1 = __webpack_require__(2203);
-const interceptor_js_1 = __webpack_require__(9351);
+const interceptor_js_1 = __webpack_require__(4653);
 const randomUUID = async () => globalThis.crypto?.randomUUID() || (await Promise.resolve(/* import() */).then(__webpack_require__.t.bind(__webpack_require__, 6982, 23))).randomUUID();
 const HTTP_STATUS_NO_CONTENT = 204;
 class Gaxios {
@@ -4326,14 +4326,14 @@ class Gaxios {
      * @returns A proxy agent
      */
     static async #getProxyAgent() {
-        this.#proxyAgent ||= (await __webpack_require__.e(/* import() */ 167).then(__webpack_require__.t.bind(__webpack_require__, 5167, 23))).HttpsProxyAgent;
+        this.#proxyAgent ||= (await __webpack_require__.e(/* import() */ 669).then(__webpack_require__.t.bind(__webpack_require__, 3669, 23))).HttpsProxyAgent;
         return this.#proxyAgent;
     }
     static async #getFetch() {
         const hasWindow = typeof window !== 'undefined' && !!window;
         this.#fetch ||= hasWindow
             ? window.fetch
-            : (await __webpack_require__.e(/* import() */ 814).then(__webpack_require__.bind(__webpack_require__, 2814))).default;
+            : (await __webpack_require__.e(/* import() */ 816).then(__webpack_require__.bind(__webpack_require__, 816))).default;
         return this.#fetch;
     }
     /**
@@ -4371,7 +4371,7 @@ _a = Gaxios;
 
 /***/ }),
 
-/***/ 9663:
+/***/ 7842:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -4404,11 +4404,11 @@ var __exportStar = (this && this.__exportStar) || function(m, exports) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.instance = exports.Gaxios = exports.GaxiosError = void 0;
 exports.request = request;
-const gaxios_js_1 = __webpack_require__(3799);
+const gaxios_js_1 = __webpack_require__(5881);
 Object.defineProperty(exports, "Gaxios", ({ enumerable: true, get: function () { return gaxios_js_1.Gaxios; } }));
-var common_js_1 = __webpack_require__(5719);
+var common_js_1 = __webpack_require__(5693);
 Object.defineProperty(exports, "GaxiosError", ({ enumerable: true, get: function () { return common_js_1.GaxiosError; } }));
-__exportStar(__webpack_require__(9351), exports);
+__exportStar(__webpack_require__(4653), exports);
 /**
  * The default instance used when the `request` method is directly
  * invoked.
@@ -4425,7 +4425,7 @@ async function request(opts) {
 
 /***/ }),
 
-/***/ 9351:
+/***/ 4653:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4453,7 +4453,7 @@ exports.GaxiosInterceptorManager = GaxiosInterceptorManager;
 
 /***/ }),
 
-/***/ 2574:
+/***/ 4616:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4624,7 +4624,7 @@ function getNextRetryDelay(config) {
 
 /***/ }),
 
-/***/ 6568:
+/***/ 4810:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -4644,10 +4644,10 @@ function getNextRetryDelay(config) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AuthClient = exports.DEFAULT_EAGER_REFRESH_THRESHOLD_MILLIS = exports.DEFAULT_UNIVERSE = void 0;
 const events_1 = __webpack_require__(4434);
-const gaxios_1 = __webpack_require__(9663);
-const util_1 = __webpack_require__(6452);
-const google_logging_utils_1 = __webpack_require__(9511);
-const shared_cjs_1 = __webpack_require__(1048);
+const gaxios_1 = __webpack_require__(7842);
+const util_1 = __webpack_require__(7870);
+const google_logging_utils_1 = __webpack_require__(3958);
+const shared_cjs_1 = __webpack_require__(5470);
 /**
  * The default cloud universe
  *
@@ -4916,7 +4916,7 @@ exports.AuthClient = AuthClient;
 
 /***/ }),
 
-/***/ 5623:
+/***/ 1261:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -4935,11 +4935,11 @@ exports.AuthClient = AuthClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AwsClient = void 0;
-const awsrequestsigner_1 = __webpack_require__(1845);
-const baseexternalclient_1 = __webpack_require__(3692);
-const defaultawssecuritycredentialssupplier_1 = __webpack_require__(4031);
-const util_1 = __webpack_require__(6452);
-const gaxios_1 = __webpack_require__(9663);
+const awsrequestsigner_1 = __webpack_require__(7647);
+const baseexternalclient_1 = __webpack_require__(142);
+const defaultawssecuritycredentialssupplier_1 = __webpack_require__(9157);
+const util_1 = __webpack_require__(7870);
+const gaxios_1 = __webpack_require__(7842);
 /**
  * AWS external account client. This is used for AWS workloads, where
  * AWS STS GetCallerIdentity serialized signed requests are exchanged for
@@ -5076,7 +5076,7 @@ exports.AwsClient = AwsClient;
 
 /***/ }),
 
-/***/ 1845:
+/***/ 7647:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -5095,8 +5095,8 @@ exports.AwsClient = AwsClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.AwsRequestSigner = void 0;
-const gaxios_1 = __webpack_require__(9663);
-const crypto_1 = __webpack_require__(6473);
+const gaxios_1 = __webpack_require__(7842);
+const crypto_1 = __webpack_require__(8851);
 /** AWS Signature Version 4 signing algorithm identifier.  */
 const AWS_ALGORITHM = 'AWS4-HMAC-SHA256';
 /**
@@ -5295,7 +5295,7 @@ async function generateAuthenticationHeaderMap(options) {
 
 /***/ }),
 
-/***/ 3692:
+/***/ 142:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -5314,12 +5314,12 @@ async function generateAuthenticationHeaderMap(options) {
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.BaseExternalAccountClient = exports.CLOUD_RESOURCE_MANAGER = exports.EXTERNAL_ACCOUNT_TYPE = exports.EXPIRATION_TIME_OFFSET = void 0;
-const gaxios_1 = __webpack_require__(9663);
+const gaxios_1 = __webpack_require__(7842);
 const stream = __webpack_require__(2203);
-const authclient_1 = __webpack_require__(6568);
-const sts = __webpack_require__(6463);
-const util_1 = __webpack_require__(6452);
-const shared_cjs_1 = __webpack_require__(1048);
+const authclient_1 = __webpack_require__(4810);
+const sts = __webpack_require__(121);
+const util_1 = __webpack_require__(7870);
+const shared_cjs_1 = __webpack_require__(5470);
 /**
  * The required token exchange grant_type: rfc8693#section-2.1
  */
@@ -5778,7 +5778,7 @@ exports.BaseExternalAccountClient = BaseExternalAccountClient;
 
 /***/ }),
 
-/***/ 7807:
+/***/ 6129:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -5797,7 +5797,7 @@ exports.BaseExternalAccountClient = BaseExternalAccountClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.CertificateSubjectTokenSupplier = exports.InvalidConfigurationError = exports.CertificateSourceUnavailableError = exports.CERTIFICATE_CONFIGURATION_ENV_VARIABLE = void 0;
-const util_1 = __webpack_require__(6452);
+const util_1 = __webpack_require__(7870);
 const fs = __webpack_require__(9896);
 const crypto_1 = __webpack_require__(6982);
 const https = __webpack_require__(5692);
@@ -6007,7 +6007,7 @@ exports.CertificateSubjectTokenSupplier = CertificateSubjectTokenSupplier;
 
 /***/ }),
 
-/***/ 2011:
+/***/ 977:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -6026,9 +6026,9 @@ exports.CertificateSubjectTokenSupplier = CertificateSubjectTokenSupplier;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Compute = void 0;
-const gaxios_1 = __webpack_require__(9663);
-const gcpMetadata = __webpack_require__(5301);
-const oauth2client_1 = __webpack_require__(2713);
+const gaxios_1 = __webpack_require__(7842);
+const gcpMetadata = __webpack_require__(9595);
+const oauth2client_1 = __webpack_require__(91);
 class Compute extends oauth2client_1.OAuth2Client {
     serviceAccountEmail;
     scopes;
@@ -6131,7 +6131,7 @@ exports.Compute = Compute;
 
 /***/ }),
 
-/***/ 4031:
+/***/ 9157:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -6150,7 +6150,7 @@ exports.Compute = Compute;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.DefaultAwsSecurityCredentialsSupplier = void 0;
-const authclient_1 = __webpack_require__(6568);
+const authclient_1 = __webpack_require__(4810);
 /**
  * Internal AWS security credentials supplier implementation used by {@link AwsClient}
  * when a credential source is provided instead of a user defined supplier.
@@ -6336,7 +6336,7 @@ exports.DefaultAwsSecurityCredentialsSupplier = DefaultAwsSecurityCredentialsSup
 
 /***/ }),
 
-/***/ 8530:
+/***/ 7556:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -6355,10 +6355,10 @@ exports.DefaultAwsSecurityCredentialsSupplier = DefaultAwsSecurityCredentialsSup
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.DownscopedClient = exports.EXPIRATION_TIME_OFFSET = exports.MAX_ACCESS_BOUNDARY_RULES_COUNT = void 0;
-const gaxios_1 = __webpack_require__(9663);
+const gaxios_1 = __webpack_require__(7842);
 const stream = __webpack_require__(2203);
-const authclient_1 = __webpack_require__(6568);
-const sts = __webpack_require__(6463);
+const authclient_1 = __webpack_require__(4810);
+const sts = __webpack_require__(121);
 /**
  * The required token exchange grant_type: rfc8693#section-2.1
  */
@@ -6615,7 +6615,7 @@ exports.DownscopedClient = DownscopedClient;
 
 /***/ }),
 
-/***/ 2185:
+/***/ 963:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -6636,7 +6636,7 @@ Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.GCPEnv = void 0;
 exports.clear = clear;
 exports.getEnv = getEnv;
-const gcpMetadata = __webpack_require__(5301);
+const gcpMetadata = __webpack_require__(9595);
 var GCPEnv;
 (function (GCPEnv) {
     GCPEnv["APP_ENGINE"] = "APP_ENGINE";
@@ -6718,7 +6718,7 @@ async function isComputeEngine() {
 
 /***/ }),
 
-/***/ 2501:
+/***/ 3247:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6902,7 +6902,7 @@ exports.InvalidSubjectTokenError = InvalidSubjectTokenError;
 
 /***/ }),
 
-/***/ 4238:
+/***/ 4240:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -6921,11 +6921,11 @@ exports.InvalidSubjectTokenError = InvalidSubjectTokenError;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ExternalAccountAuthorizedUserClient = exports.EXTERNAL_ACCOUNT_AUTHORIZED_USER_TYPE = void 0;
-const authclient_1 = __webpack_require__(6568);
-const oauth2common_1 = __webpack_require__(2592);
-const gaxios_1 = __webpack_require__(9663);
+const authclient_1 = __webpack_require__(4810);
+const oauth2common_1 = __webpack_require__(6653);
+const gaxios_1 = __webpack_require__(7842);
 const stream = __webpack_require__(2203);
-const baseexternalclient_1 = __webpack_require__(3692);
+const baseexternalclient_1 = __webpack_require__(142);
 /**
  * The credentials JSON file type for external account authorized user clients.
  */
@@ -7141,7 +7141,7 @@ exports.ExternalAccountAuthorizedUserClient = ExternalAccountAuthorizedUserClien
 
 /***/ }),
 
-/***/ 1321:
+/***/ 8323:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -7160,10 +7160,10 @@ exports.ExternalAccountAuthorizedUserClient = ExternalAccountAuthorizedUserClien
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ExternalAccountClient = void 0;
-const baseexternalclient_1 = __webpack_require__(3692);
-const identitypoolclient_1 = __webpack_require__(5866);
-const awsclient_1 = __webpack_require__(5623);
-const pluggable_auth_client_1 = __webpack_require__(3123);
+const baseexternalclient_1 = __webpack_require__(142);
+const identitypoolclient_1 = __webpack_require__(9960);
+const awsclient_1 = __webpack_require__(1261);
+const pluggable_auth_client_1 = __webpack_require__(6077);
 /**
  * Dummy class with no constructor. Developers are expected to use fromJSON.
  */
@@ -7215,7 +7215,7 @@ exports.ExternalAccountClient = ExternalAccountClient;
 
 /***/ }),
 
-/***/ 8282:
+/***/ 8551:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -7305,7 +7305,7 @@ exports.FileSubjectTokenSupplier = FileSubjectTokenSupplier;
 
 /***/ }),
 
-/***/ 7910:
+/***/ 5072:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -7327,7 +7327,7 @@ exports.GdchClient = exports.GDCH_SERVICE_ACCOUNT_TYPE = void 0;
 const crypto = __webpack_require__(6982);
 const fs = __webpack_require__(9896);
 const https = __webpack_require__(5692);
-const oauth2client_1 = __webpack_require__(2713);
+const oauth2client_1 = __webpack_require__(91);
 const DEFAULT_LIFETIME_IN_SECONDS = 3600;
 exports.GDCH_SERVICE_ACCOUNT_TYPE = 'gdch_service_account';
 class GdchClient extends oauth2client_1.OAuth2Client {
@@ -7618,7 +7618,7 @@ exports.GdchClient = GdchClient;
 
 /***/ }),
 
-/***/ 1148:
+/***/ 5934:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -7637,25 +7637,25 @@ exports.GdchClient = GdchClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.GoogleAuth = exports.GoogleAuthExceptionMessages = void 0;
-const child_process_1 = __webpack_require__(5317);
+const child_process_1 = __webpack_require__(7698);
 const fs = __webpack_require__(9896);
-const gaxios_1 = __webpack_require__(9663);
-const gcpMetadata = __webpack_require__(5301);
+const gaxios_1 = __webpack_require__(7842);
+const gcpMetadata = __webpack_require__(9595);
 const os = __webpack_require__(857);
 const path = __webpack_require__(6928);
-const crypto_1 = __webpack_require__(6473);
-const computeclient_1 = __webpack_require__(2011);
-const idtokenclient_1 = __webpack_require__(4236);
-const envDetect_1 = __webpack_require__(2185);
-const jwtclient_1 = __webpack_require__(7287);
-const refreshclient_1 = __webpack_require__(4649);
-const impersonated_1 = __webpack_require__(2);
-const externalclient_1 = __webpack_require__(1321);
-const baseexternalclient_1 = __webpack_require__(3692);
-const authclient_1 = __webpack_require__(6568);
-const externalAccountAuthorizedUserClient_1 = __webpack_require__(4238);
-const gdchclient_1 = __webpack_require__(7910);
-const util_1 = __webpack_require__(6452);
+const crypto_1 = __webpack_require__(8851);
+const computeclient_1 = __webpack_require__(977);
+const idtokenclient_1 = __webpack_require__(2718);
+const envDetect_1 = __webpack_require__(963);
+const jwtclient_1 = __webpack_require__(5277);
+const refreshclient_1 = __webpack_require__(9807);
+const impersonated_1 = __webpack_require__(9964);
+const externalclient_1 = __webpack_require__(8323);
+const baseexternalclient_1 = __webpack_require__(142);
+const authclient_1 = __webpack_require__(4810);
+const externalAccountAuthorizedUserClient_1 = __webpack_require__(4240);
+const gdchclient_1 = __webpack_require__(5072);
+const util_1 = __webpack_require__(7870);
 exports.GoogleAuthExceptionMessages = {
     API_KEY_WITH_CREDENTIALS: 'API Keys and Credentials are mutually exclusive authentication methods and cannot be used together.',
     NO_PROJECT_ID_FOUND: 'Unable to detect a Project Id in the current environment. \n' +
@@ -8545,7 +8545,7 @@ exports.GoogleAuth = GoogleAuth;
 
 /***/ }),
 
-/***/ 648:
+/***/ 9390:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -8595,7 +8595,7 @@ exports.IAMAuth = IAMAuth;
 
 /***/ }),
 
-/***/ 5866:
+/***/ 9960:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -8614,13 +8614,13 @@ exports.IAMAuth = IAMAuth;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.IdentityPoolClient = void 0;
-const baseexternalclient_1 = __webpack_require__(3692);
-const util_1 = __webpack_require__(6452);
-const filesubjecttokensupplier_1 = __webpack_require__(8282);
-const urlsubjecttokensupplier_1 = __webpack_require__(6645);
-const certificatesubjecttokensupplier_1 = __webpack_require__(7807);
-const stscredentials_1 = __webpack_require__(6463);
-const gaxios_1 = __webpack_require__(9663);
+const baseexternalclient_1 = __webpack_require__(142);
+const util_1 = __webpack_require__(7870);
+const filesubjecttokensupplier_1 = __webpack_require__(8551);
+const urlsubjecttokensupplier_1 = __webpack_require__(4627);
+const certificatesubjecttokensupplier_1 = __webpack_require__(6129);
+const stscredentials_1 = __webpack_require__(121);
+const gaxios_1 = __webpack_require__(7842);
 /**
  * Defines the Url-sourced and file-sourced external account clients mainly
  * used for K8s and Azure workloads.
@@ -8732,7 +8732,7 @@ exports.IdentityPoolClient = IdentityPoolClient;
 
 /***/ }),
 
-/***/ 4236:
+/***/ 2718:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -8751,7 +8751,7 @@ exports.IdentityPoolClient = IdentityPoolClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.IdTokenClient = void 0;
-const oauth2client_1 = __webpack_require__(2713);
+const oauth2client_1 = __webpack_require__(91);
 class IdTokenClient extends oauth2client_1.OAuth2Client {
     targetAudience;
     idTokenProvider;
@@ -8794,7 +8794,7 @@ exports.IdTokenClient = IdTokenClient;
 
 /***/ }),
 
-/***/ 2:
+/***/ 9964:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -8815,9 +8815,9 @@ exports.IdTokenClient = IdTokenClient;
  */
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.Impersonated = exports.IMPERSONATED_ACCOUNT_TYPE = void 0;
-const oauth2client_1 = __webpack_require__(2713);
-const gaxios_1 = __webpack_require__(9663);
-const util_1 = __webpack_require__(6452);
+const oauth2client_1 = __webpack_require__(91);
+const gaxios_1 = __webpack_require__(7842);
+const util_1 = __webpack_require__(7870);
 exports.IMPERSONATED_ACCOUNT_TYPE = 'impersonated_service_account';
 class Impersonated extends oauth2client_1.OAuth2Client {
     sourceClient;
@@ -8997,7 +8997,7 @@ exports.Impersonated = Impersonated;
 
 /***/ }),
 
-/***/ 318:
+/***/ 7060:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -9016,8 +9016,8 @@ exports.Impersonated = Impersonated;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.JWTAccess = void 0;
-const jws = __webpack_require__(4442);
-const util_1 = __webpack_require__(6452);
+const jws = __webpack_require__(3324);
+const util_1 = __webpack_require__(7870);
 const DEFAULT_HEADER = {
     alg: 'RS256',
     typ: 'JWT',
@@ -9204,7 +9204,7 @@ exports.JWTAccess = JWTAccess;
 
 /***/ }),
 
-/***/ 7287:
+/***/ 5277:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -9223,11 +9223,11 @@ exports.JWTAccess = JWTAccess;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.JWT = void 0;
-const googleToken_1 = __webpack_require__(2241);
-const getCredentials_1 = __webpack_require__(4111);
-const jwtaccess_1 = __webpack_require__(318);
-const oauth2client_1 = __webpack_require__(2713);
-const authclient_1 = __webpack_require__(6568);
+const googleToken_1 = __webpack_require__(3067);
+const getCredentials_1 = __webpack_require__(3165);
+const jwtaccess_1 = __webpack_require__(7060);
+const oauth2client_1 = __webpack_require__(91);
+const authclient_1 = __webpack_require__(4810);
 class JWT extends oauth2client_1.OAuth2Client {
     email;
     keyFile;
@@ -9511,7 +9511,7 @@ exports.JWT = JWT;
 
 /***/ }),
 
-/***/ 5928:
+/***/ 3882:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -9577,7 +9577,7 @@ exports.LoginTicket = LoginTicket;
 
 /***/ }),
 
-/***/ 2713:
+/***/ 91:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -9596,14 +9596,14 @@ exports.LoginTicket = LoginTicket;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.OAuth2Client = exports.ClientAuthentication = exports.CertificateFormat = exports.CodeChallengeMethod = void 0;
-const gaxios_1 = __webpack_require__(9663);
+const gaxios_1 = __webpack_require__(7842);
 const querystring = __webpack_require__(3480);
 const stream = __webpack_require__(2203);
-const formatEcdsa = __webpack_require__(539);
-const util_1 = __webpack_require__(6452);
-const crypto_1 = __webpack_require__(6473);
-const authclient_1 = __webpack_require__(6568);
-const loginticket_1 = __webpack_require__(5928);
+const formatEcdsa = __webpack_require__(325);
+const util_1 = __webpack_require__(7870);
+const crypto_1 = __webpack_require__(8851);
+const authclient_1 = __webpack_require__(4810);
+const loginticket_1 = __webpack_require__(3882);
 var CodeChallengeMethod;
 (function (CodeChallengeMethod) {
     CodeChallengeMethod["Plain"] = "plain";
@@ -10403,7 +10403,7 @@ exports.OAuth2Client = OAuth2Client;
 
 /***/ }),
 
-/***/ 2592:
+/***/ 6653:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -10423,8 +10423,8 @@ exports.OAuth2Client = OAuth2Client;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.OAuthClientAuthHandler = void 0;
 exports.getErrorFromOAuthErrorResponse = getErrorFromOAuthErrorResponse;
-const gaxios_1 = __webpack_require__(9663);
-const crypto_1 = __webpack_require__(6473);
+const gaxios_1 = __webpack_require__(7842);
+const crypto_1 = __webpack_require__(8851);
 /** List of HTTP methods that accept request bodies. */
 const METHODS_SUPPORTING_REQUEST_BODY = ['PUT', 'POST', 'PATCH'];
 /**
@@ -10598,7 +10598,7 @@ function getErrorFromOAuthErrorResponse(resp, err) {
 
 /***/ }),
 
-/***/ 9763:
+/***/ 2045:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -10617,7 +10617,7 @@ function getErrorFromOAuthErrorResponse(resp, err) {
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.PassThroughClient = void 0;
-const authclient_1 = __webpack_require__(6568);
+const authclient_1 = __webpack_require__(4810);
 /**
  * An AuthClient without any Authentication information. Useful for:
  * - Anonymous access
@@ -10664,7 +10664,7 @@ exports.PassThroughClient = PassThroughClient;
 
 /***/ }),
 
-/***/ 3123:
+/***/ 6077:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -10683,10 +10683,10 @@ exports.PassThroughClient = PassThroughClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.PluggableAuthClient = exports.ExecutableError = void 0;
-const baseexternalclient_1 = __webpack_require__(3692);
-const executable_response_1 = __webpack_require__(2501);
-const pluggable_auth_handler_1 = __webpack_require__(8086);
-var pluggable_auth_handler_2 = __webpack_require__(8086);
+const baseexternalclient_1 = __webpack_require__(142);
+const executable_response_1 = __webpack_require__(3247);
+const pluggable_auth_handler_1 = __webpack_require__(908);
+var pluggable_auth_handler_2 = __webpack_require__(908);
 Object.defineProperty(exports, "ExecutableError", ({ enumerable: true, get: function () { return pluggable_auth_handler_2.ExecutableError; } }));
 /**
  * The default executable timeout when none is provided, in milliseconds.
@@ -10890,7 +10890,7 @@ exports.PluggableAuthClient = PluggableAuthClient;
 
 /***/ }),
 
-/***/ 8086:
+/***/ 908:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -10909,8 +10909,8 @@ exports.PluggableAuthClient = PluggableAuthClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.PluggableAuthHandler = exports.ExecutableError = void 0;
-const executable_response_1 = __webpack_require__(2501);
-const childProcess = __webpack_require__(5317);
+const executable_response_1 = __webpack_require__(3247);
+const childProcess = __webpack_require__(7698);
 const fs = __webpack_require__(9896);
 /**
  * Error thrown from the executable run by PluggableAuthClient.
@@ -11070,7 +11070,7 @@ exports.PluggableAuthHandler = PluggableAuthHandler;
 
 /***/ }),
 
-/***/ 4649:
+/***/ 9807:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11089,8 +11089,8 @@ exports.PluggableAuthHandler = PluggableAuthHandler;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.UserRefreshClient = exports.USER_REFRESH_ACCOUNT_TYPE = void 0;
-const oauth2client_1 = __webpack_require__(2713);
-const authclient_1 = __webpack_require__(6568);
+const oauth2client_1 = __webpack_require__(91);
+const authclient_1 = __webpack_require__(4810);
 exports.USER_REFRESH_ACCOUNT_TYPE = 'authorized_user';
 class UserRefreshClient extends oauth2client_1.OAuth2Client {
     // TODO: refactor tests to make this private
@@ -11236,7 +11236,7 @@ exports.UserRefreshClient = UserRefreshClient;
 
 /***/ }),
 
-/***/ 6463:
+/***/ 121:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11255,10 +11255,10 @@ exports.UserRefreshClient = UserRefreshClient;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.StsCredentials = void 0;
-const gaxios_1 = __webpack_require__(9663);
-const authclient_1 = __webpack_require__(6568);
-const oauth2common_1 = __webpack_require__(2592);
-const util_1 = __webpack_require__(6452);
+const gaxios_1 = __webpack_require__(7842);
+const authclient_1 = __webpack_require__(4810);
+const oauth2common_1 = __webpack_require__(6653);
+const util_1 = __webpack_require__(7870);
 /**
  * Implements the OAuth 2.0 token exchange based on
  * https://tools.ietf.org/html/rfc8693
@@ -11349,7 +11349,7 @@ exports.StsCredentials = StsCredentials;
 
 /***/ }),
 
-/***/ 6645:
+/***/ 4627:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11368,7 +11368,7 @@ exports.StsCredentials = StsCredentials;
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.UrlSubjectTokenSupplier = void 0;
-const authclient_1 = __webpack_require__(6568);
+const authclient_1 = __webpack_require__(4810);
 /**
  * Internal subject token supplier implementation used when a URL
  * is configured in the credential configuration used to build an {@link IdentityPoolClient}
@@ -11426,7 +11426,7 @@ exports.UrlSubjectTokenSupplier = UrlSubjectTokenSupplier;
 
 /***/ }),
 
-/***/ 6512:
+/***/ 3438:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11448,8 +11448,8 @@ Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.BrowserCrypto = void 0;
 // This file implements crypto functions we need using in-browser
 // SubtleCrypto interface `window.crypto.subtle`.
-const base64js = __webpack_require__(6047);
-const shared_1 = __webpack_require__(7393);
+const base64js = __webpack_require__(8793);
+const shared_1 = __webpack_require__(6831);
 class BrowserCrypto {
     constructor() {
         if (typeof window === 'undefined' ||
@@ -11559,7 +11559,7 @@ exports.BrowserCrypto = BrowserCrypto;
 
 /***/ }),
 
-/***/ 6473:
+/***/ 8851:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -11594,9 +11594,9 @@ var __exportStar = (this && this.__exportStar) || function(m, exports) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.createCrypto = createCrypto;
 exports.hasBrowserCrypto = hasBrowserCrypto;
-const crypto_1 = __webpack_require__(6512);
-const crypto_2 = __webpack_require__(9514);
-__exportStar(__webpack_require__(7393), exports);
+const crypto_1 = __webpack_require__(3438);
+const crypto_2 = __webpack_require__(7388);
+__exportStar(__webpack_require__(6831), exports);
 // Crypto interface will provide required crypto functions.
 // Use `createCrypto()` factory function to create an instance
 // of Crypto. It will either use Node.js `crypto` module, or
@@ -11619,7 +11619,7 @@ function hasBrowserCrypto() {
 
 /***/ }),
 
-/***/ 9514:
+/***/ 7388:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11713,7 +11713,7 @@ function toBuffer(arrayBuffer) {
 
 /***/ }),
 
-/***/ 7393:
+/***/ 6831:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -11751,7 +11751,7 @@ function fromArrayBufferToHex(arrayBuffer) {
 
 /***/ }),
 
-/***/ 8498:
+/***/ 5412:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -11782,7 +11782,7 @@ exports.ErrorWithCode = ErrorWithCode;
 
 /***/ }),
 
-/***/ 4111:
+/***/ 3165:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11804,7 +11804,7 @@ exports.getCredentials = getCredentials;
 const path = __webpack_require__(6928);
 const fs = __webpack_require__(9896);
 const util_1 = __webpack_require__(9023);
-const errorWithCode_1 = __webpack_require__(8498);
+const errorWithCode_1 = __webpack_require__(5412);
 const readFile = fs.readFile
     ? (0, util_1.promisify)(fs.readFile)
     : async () => {
@@ -11920,7 +11920,7 @@ async function getCredentials(keyFilePath) {
 
 /***/ }),
 
-/***/ 3000:
+/***/ 7362:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -11939,7 +11939,7 @@ async function getCredentials(keyFilePath) {
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getToken = getToken;
-const jwsSign_1 = __webpack_require__(4964);
+const jwsSign_1 = __webpack_require__(6490);
 /** The URL for Google's OAuth 2.0 token endpoint. */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 /** The grant type for JWT-based authorization. */
@@ -11992,7 +11992,7 @@ async function getToken(tokenOptions) {
 
 /***/ }),
 
-/***/ 2241:
+/***/ 3067:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -12011,9 +12011,9 @@ async function getToken(tokenOptions) {
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.GoogleToken = void 0;
-const gaxios_1 = __webpack_require__(9663);
-const tokenHandler_1 = __webpack_require__(202);
-const revokeToken_1 = __webpack_require__(6094);
+const gaxios_1 = __webpack_require__(7842);
+const tokenHandler_1 = __webpack_require__(1488);
+const revokeToken_1 = __webpack_require__(8024);
 /**
  * The GoogleToken class is used to manage authentication with Google's OAuth 2.0 authorization server.
  * It handles fetching, caching, and refreshing of access tokens.
@@ -12123,7 +12123,7 @@ exports.GoogleToken = GoogleToken;
 
 /***/ }),
 
-/***/ 4964:
+/***/ 6490:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -12143,7 +12143,7 @@ exports.GoogleToken = GoogleToken;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.buildPayloadForJwsSign = buildPayloadForJwsSign;
 exports.getJwsSign = getJwsSign;
-const jws_1 = __webpack_require__(4442);
+const jws_1 = __webpack_require__(3324);
 /** The default algorithm for signing JWTs. */
 const ALG_RS256 = 'RS256';
 /** The URL for Google's OAuth 2.0 token endpoint. */
@@ -12183,7 +12183,7 @@ function getJwsSign(tokenOptions) {
 
 /***/ }),
 
-/***/ 6094:
+/***/ 8024:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -12223,14 +12223,14 @@ async function revokeToken(accessToken, transporter) {
 
 /***/ }),
 
-/***/ 202:
+/***/ 1488:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.TokenHandler = void 0;
-const getToken_1 = __webpack_require__(3000);
-const getCredentials_1 = __webpack_require__(4111);
+const getToken_1 = __webpack_require__(7362);
+const getCredentials_1 = __webpack_require__(3165);
 /**
  * Manages the fetching and caching of access tokens.
  */
@@ -12326,7 +12326,7 @@ exports.TokenHandler = TokenHandler;
 
 /***/ }),
 
-/***/ 7850:
+/***/ 492:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -12359,68 +12359,68 @@ exports.GoogleAuth = exports.auth = exports.GDCH_SERVICE_ACCOUNT_TYPE = exports.
 // WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 // See the License for the specific language governing permissions and
 // limitations under the License.
-const googleauth_1 = __webpack_require__(1148);
+const googleauth_1 = __webpack_require__(5934);
 Object.defineProperty(exports, "GoogleAuth", ({ enumerable: true, get: function () { return googleauth_1.GoogleAuth; } }));
 // Export common deps to ensure types/instances are the exact match. Useful
 // for consistently configuring the library across versions.
-exports.gcpMetadata = __webpack_require__(5301);
-exports.gaxios = __webpack_require__(9663);
-var authclient_1 = __webpack_require__(6568);
+exports.gcpMetadata = __webpack_require__(9595);
+exports.gaxios = __webpack_require__(7842);
+var authclient_1 = __webpack_require__(4810);
 Object.defineProperty(exports, "AuthClient", ({ enumerable: true, get: function () { return authclient_1.AuthClient; } }));
 Object.defineProperty(exports, "DEFAULT_UNIVERSE", ({ enumerable: true, get: function () { return authclient_1.DEFAULT_UNIVERSE; } }));
-var computeclient_1 = __webpack_require__(2011);
+var computeclient_1 = __webpack_require__(977);
 Object.defineProperty(exports, "Compute", ({ enumerable: true, get: function () { return computeclient_1.Compute; } }));
-var envDetect_1 = __webpack_require__(2185);
+var envDetect_1 = __webpack_require__(963);
 Object.defineProperty(exports, "GCPEnv", ({ enumerable: true, get: function () { return envDetect_1.GCPEnv; } }));
-var iam_1 = __webpack_require__(648);
+var iam_1 = __webpack_require__(9390);
 Object.defineProperty(exports, "IAMAuth", ({ enumerable: true, get: function () { return iam_1.IAMAuth; } }));
-var idtokenclient_1 = __webpack_require__(4236);
+var idtokenclient_1 = __webpack_require__(2718);
 Object.defineProperty(exports, "IdTokenClient", ({ enumerable: true, get: function () { return idtokenclient_1.IdTokenClient; } }));
-var jwtaccess_1 = __webpack_require__(318);
+var jwtaccess_1 = __webpack_require__(7060);
 Object.defineProperty(exports, "JWTAccess", ({ enumerable: true, get: function () { return jwtaccess_1.JWTAccess; } }));
-var jwtclient_1 = __webpack_require__(7287);
+var jwtclient_1 = __webpack_require__(5277);
 Object.defineProperty(exports, "JWT", ({ enumerable: true, get: function () { return jwtclient_1.JWT; } }));
-var impersonated_1 = __webpack_require__(2);
+var impersonated_1 = __webpack_require__(9964);
 Object.defineProperty(exports, "Impersonated", ({ enumerable: true, get: function () { return impersonated_1.Impersonated; } }));
-var oauth2client_1 = __webpack_require__(2713);
+var oauth2client_1 = __webpack_require__(91);
 Object.defineProperty(exports, "CodeChallengeMethod", ({ enumerable: true, get: function () { return oauth2client_1.CodeChallengeMethod; } }));
 Object.defineProperty(exports, "OAuth2Client", ({ enumerable: true, get: function () { return oauth2client_1.OAuth2Client; } }));
 Object.defineProperty(exports, "ClientAuthentication", ({ enumerable: true, get: function () { return oauth2client_1.ClientAuthentication; } }));
-var loginticket_1 = __webpack_require__(5928);
+var loginticket_1 = __webpack_require__(3882);
 Object.defineProperty(exports, "LoginTicket", ({ enumerable: true, get: function () { return loginticket_1.LoginTicket; } }));
-var refreshclient_1 = __webpack_require__(4649);
+var refreshclient_1 = __webpack_require__(9807);
 Object.defineProperty(exports, "UserRefreshClient", ({ enumerable: true, get: function () { return refreshclient_1.UserRefreshClient; } }));
-var awsclient_1 = __webpack_require__(5623);
+var awsclient_1 = __webpack_require__(1261);
 Object.defineProperty(exports, "AwsClient", ({ enumerable: true, get: function () { return awsclient_1.AwsClient; } }));
-var awsrequestsigner_1 = __webpack_require__(1845);
+var awsrequestsigner_1 = __webpack_require__(7647);
 Object.defineProperty(exports, "AwsRequestSigner", ({ enumerable: true, get: function () { return awsrequestsigner_1.AwsRequestSigner; } }));
-var identitypoolclient_1 = __webpack_require__(5866);
+var identitypoolclient_1 = __webpack_require__(9960);
 Object.defineProperty(exports, "IdentityPoolClient", ({ enumerable: true, get: function () { return identitypoolclient_1.IdentityPoolClient; } }));
-var externalclient_1 = __webpack_require__(1321);
+var externalclient_1 = __webpack_require__(8323);
 Object.defineProperty(exports, "ExternalAccountClient", ({ enumerable: true, get: function () { return externalclient_1.ExternalAccountClient; } }));
-var baseexternalclient_1 = __webpack_require__(3692);
+var baseexternalclient_1 = __webpack_require__(142);
 Object.defineProperty(exports, "BaseExternalAccountClient", ({ enumerable: true, get: function () { return baseexternalclient_1.BaseExternalAccountClient; } }));
-var downscopedclient_1 = __webpack_require__(8530);
+var downscopedclient_1 = __webpack_require__(7556);
 Object.defineProperty(exports, "DownscopedClient", ({ enumerable: true, get: function () { return downscopedclient_1.DownscopedClient; } }));
-var pluggable_auth_client_1 = __webpack_require__(3123);
+var pluggable_auth_client_1 = __webpack_require__(6077);
 Object.defineProperty(exports, "PluggableAuthClient", ({ enumerable: true, get: function () { return pluggable_auth_client_1.PluggableAuthClient; } }));
 Object.defineProperty(exports, "ExecutableError", ({ enumerable: true, get: function () { return pluggable_auth_client_1.ExecutableError; } }));
-var externalAccountAuthorizedUserClient_1 = __webpack_require__(4238);
+var externalAccountAuthorizedUserClient_1 = __webpack_require__(4240);
 Object.defineProperty(exports, "EXTERNAL_ACCOUNT_AUTHORIZED_USER_TYPE", ({ enumerable: true, get: function () { return externalAccountAuthorizedUserClient_1.EXTERNAL_ACCOUNT_AUTHORIZED_USER_TYPE; } }));
 Object.defineProperty(exports, "ExternalAccountAuthorizedUserClient", ({ enumerable: true, get: function () { return externalAccountAuthorizedUserClient_1.ExternalAccountAuthorizedUserClient; } }));
-var passthrough_1 = __webpack_require__(9763);
+var passthrough_1 = __webpack_require__(2045);
 Object.defineProperty(exports, "PassThroughClient", ({ enumerable: true, get: function () { return passthrough_1.PassThroughClient; } }));
-var gdchclient_1 = __webpack_require__(7910);
+var gdchclient_1 = __webpack_require__(5072);
 Object.defineProperty(exports, "GdchClient", ({ enumerable: true, get: function () { return gdchclient_1.GdchClient; } }));
 Object.defineProperty(exports, "GDCH_SERVICE_ACCOUNT_TYPE", ({ enumerable: true, get: function () { return gdchclient_1.GDCH_SERVICE_ACCOUNT_TYPE; } }));
-__exportStar(__webpack_require__(2241), exports);
+__exportStar(__webpack_require__(3067), exports);
 const auth = new googleauth_1.GoogleAuth();
 exports.auth = auth;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 6452:
+/***/ 7870:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -12602,7 +12602,7 @@ function _isWindows() {
 
 /***/ }),
 
-/***/ 9210:
+/***/ 1628:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -12689,7 +12689,7 @@ Colours.refresh();
 
 /***/ }),
 
-/***/ 9511:
+/***/ 3958:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -12721,12 +12721,12 @@ var __exportStar = (this && this.__exportStar) || function(m, exports) {
     for (var p in m) if (p !== "default" && !Object.prototype.hasOwnProperty.call(exports, p)) __createBinding(exports, m, p);
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-__exportStar(__webpack_require__(262), exports);
+__exportStar(__webpack_require__(4788), exports);
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 262:
+/***/ 4788:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -12786,7 +12786,7 @@ exports.log = log;
 const events_1 = __webpack_require__(4434);
 const process = __importStar(__webpack_require__(932));
 const util = __importStar(__webpack_require__(9023));
-const colours_1 = __webpack_require__(9210);
+const colours_1 = __webpack_require__(1628);
 // Some functions (as noted) are based on the Node standard library, from
 // the following file:
 //
@@ -13169,11 +13169,11 @@ function log(namespace, parent) {
 
 /***/ }),
 
-/***/ 2136:
+/***/ 4826:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-var json_stringify = (__webpack_require__(8265).stringify);
-var json_parse     = __webpack_require__(8551);
+var json_stringify = (__webpack_require__(3651).stringify);
+var json_parse     = __webpack_require__(3197);
 
 module.exports = function(options) {
     return  {
@@ -13188,7 +13188,7 @@ module.exports.stringify = json_stringify;
 
 /***/ }),
 
-/***/ 8551:
+/***/ 3197:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 var BigNumber = null;
@@ -13398,7 +13398,7 @@ var json_parse = function (options) {
       if (!isFinite(number)) {
         error('Bad number');
       } else {
-        if (BigNumber == null) BigNumber = __webpack_require__(4329);
+        if (BigNumber == null) BigNumber = __webpack_require__(1259);
         //if (number > 9007199254740992 || number < -9007199254740992)
         // Bignumber has stricter check: everything with length > 15 digits disallowed
         if (string.length > 15)
@@ -13638,10 +13638,10 @@ module.exports = json_parse;
 
 /***/ }),
 
-/***/ 8265:
+/***/ 3651:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-var BigNumber = __webpack_require__(4329);
+var BigNumber = __webpack_require__(1259);
 
 /*
     json2.js
@@ -14029,12 +14029,12 @@ var JSON = module.exports;
 
 /***/ }),
 
-/***/ 4136:
+/***/ 8622:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-var Buffer = (__webpack_require__(3468).Buffer);
+var Buffer = (__webpack_require__(3058).Buffer);
 var crypto = __webpack_require__(6982);
-var formatEcdsa = __webpack_require__(539);
+var formatEcdsa = __webpack_require__(325);
 var util = __webpack_require__(9023);
 
 var MSG_INVALID_ALGORITHM = '"%s" is not a valid algorithm.\n  Supported algorithms are:\n  "HS256", "HS384", "HS512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512" and "none".'
@@ -14177,7 +14177,7 @@ var timingSafeEqual = 'timingSafeEqual' in crypto ? function timingSafeEqual(a, 
   return crypto.timingSafeEqual(a, b)
 } : function timingSafeEqual(a, b) {
   if (!bufferEqual) {
-    bufferEqual = __webpack_require__(4438);
+    bufferEqual = __webpack_require__(9732);
   }
 
   return bufferEqual(a, b)
@@ -14302,12 +14302,12 @@ module.exports = function jwa(algorithm) {
 
 /***/ }),
 
-/***/ 4442:
+/***/ 3324:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 /*global exports*/
-var SignStream = __webpack_require__(8422);
-var VerifyStream = __webpack_require__(8582);
+var SignStream = __webpack_require__(8600);
+var VerifyStream = __webpack_require__(4368);
 
 var ALGORITHMS = [
   'HS256', 'HS384', 'HS512',
@@ -14331,11 +14331,11 @@ exports.createVerify = function createVerify(opts) {
 
 /***/ }),
 
-/***/ 6617:
+/***/ 1831:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*global module, process*/
-var Buffer = (__webpack_require__(3468).Buffer);
+var Buffer = (__webpack_require__(3058).Buffer);
 var Stream = __webpack_require__(2203);
 var util = __webpack_require__(9023);
 
@@ -14393,15 +14393,15 @@ module.exports = DataStream;
 
 /***/ }),
 
-/***/ 8422:
+/***/ 8600:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*global module*/
-var Buffer = (__webpack_require__(3468).Buffer);
-var DataStream = __webpack_require__(6617);
-var jwa = __webpack_require__(4136);
+var Buffer = (__webpack_require__(3058).Buffer);
+var DataStream = __webpack_require__(1831);
+var jwa = __webpack_require__(8622);
 var Stream = __webpack_require__(2203);
-var toString = __webpack_require__(3272);
+var toString = __webpack_require__(5126);
 var util = __webpack_require__(9023);
 
 function base64url(string, encoding) {
@@ -14483,7 +14483,7 @@ module.exports = SignStream;
 
 /***/ }),
 
-/***/ 3272:
+/***/ 5126:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*global module*/
@@ -14500,15 +14500,15 @@ module.exports = function toString(obj) {
 
 /***/ }),
 
-/***/ 8582:
+/***/ 4368:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /*global module*/
-var Buffer = (__webpack_require__(3468).Buffer);
-var DataStream = __webpack_require__(6617);
-var jwa = __webpack_require__(4136);
+var Buffer = (__webpack_require__(3058).Buffer);
+var DataStream = __webpack_require__(1831);
+var jwa = __webpack_require__(8622);
 var Stream = __webpack_require__(2203);
-var toString = __webpack_require__(3272);
+var toString = __webpack_require__(5126);
 var util = __webpack_require__(9023);
 var JWS_REGEX = /^[a-zA-Z0-9\-_]+?\.[a-zA-Z0-9\-_]+?\.([a-zA-Z0-9\-_]+)?$/;
 
@@ -14632,7 +14632,7 @@ module.exports = VerifyStream;
 
 /***/ }),
 
-/***/ 3468:
+/***/ 3058:
 /***/ ((module, exports, __webpack_require__) => {
 
 /*! safe-buffer. MIT License. Feross Aboukhadijeh <https://feross.org/opensource> */
@@ -14704,7 +14704,7 @@ SafeBuffer.allocUnsafeSlow = function (size) {
 
 /***/ }),
 
-/***/ 6646:
+/***/ 6128:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -14824,7 +14824,7 @@ function detectGCPResidency() {
 
 /***/ }),
 
-/***/ 5301:
+/***/ 9595:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -14890,10 +14890,10 @@ exports.requestTimeout = requestTimeout;
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-const gaxios_1 = __webpack_require__(9663);
-const jsonBigint = __webpack_require__(2136);
-const gcp_residency_1 = __webpack_require__(6646);
-const logger = __importStar(__webpack_require__(9511));
+const gaxios_1 = __webpack_require__(7842);
+const jsonBigint = __webpack_require__(4826);
+const gcp_residency_1 = __webpack_require__(6128);
+const logger = __importStar(__webpack_require__(3958));
 exports.BASE_PATH = '/computeMetadata/v1';
 exports.HOST_ADDRESS = 'http://169.254.169.254';
 exports.SECONDARY_HOST_ADDRESS = 'http://metadata.google.internal.';
@@ -15227,12 +15227,12 @@ function setGCPResidency(value = null) {
 function requestTimeout() {
     return getGCPResidency() ? 0 : 3000;
 }
-__exportStar(__webpack_require__(6646), exports);
+__exportStar(__webpack_require__(6128), exports);
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 8677:
+/***/ 8823:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -15248,13 +15248,13 @@ __exportStar(__webpack_require__(6646), exports);
 // WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 // See the License for the specific language governing permissions and
 // limitations under the License.
-const pkg = __webpack_require__(1856);
+const pkg = __webpack_require__(6495);
 module.exports = { pkg };
 //# sourceMappingURL=util.cjs.map
 
 /***/ }),
 
-/***/ 1048:
+/***/ 5470:
 /***/ ((__unused_webpack_module, exports, __webpack_require__) => {
 
 
@@ -15272,7 +15272,7 @@ module.exports = { pkg };
 // limitations under the License.
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.USER_AGENT = exports.PRODUCT_NAME = exports.pkg = void 0;
-const pkg = __webpack_require__(6019);
+const pkg = __webpack_require__(6066);
 exports.pkg = pkg;
 const PRODUCT_NAME = 'google-api-nodejs-client';
 exports.PRODUCT_NAME = PRODUCT_NAME;
@@ -15282,7 +15282,7 @@ exports.USER_AGENT = USER_AGENT;
 
 /***/ }),
 
-/***/ 8887:
+/***/ 2033:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 
@@ -15293,22 +15293,22 @@ __webpack_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: BaseAnthropic, default
 
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
-var client = __webpack_require__(9562);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
-var messages = __webpack_require__(7949);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
-var beta = __webpack_require__(1420);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/version.mjs
-var version = __webpack_require__(3164);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/version.mjs
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/client.mjs + 60 modules
+var client = __webpack_require__(2968);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/messages/messages.mjs + 4 modules
+var messages = __webpack_require__(5643);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/resources/beta/beta.mjs + 45 modules
+var beta = __webpack_require__(2726);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/version.mjs
+var version = __webpack_require__(5998);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/version.mjs
 const VERSION = '1.1.5'; // x-release-please-version
 //# sourceMappingURL=version.mjs.map
-// EXTERNAL MODULE: ../merge/node_modules/google-auth-library/build/src/index.js
-var src = __webpack_require__(7850);
-// EXTERNAL MODULE: ../merge/node_modules/@anthropic-ai/sdk/core/error.mjs
-var error = __webpack_require__(3710);
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/internal/errors.mjs
+// EXTERNAL MODULE: ./node_modules/google-auth-library/build/src/index.js
+var src = __webpack_require__(492);
+// EXTERNAL MODULE: ./node_modules/@anthropic-ai/sdk/core/error.mjs
+var error = __webpack_require__(5064);
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/internal/errors.mjs
 function isAbortError(err) {
     return (typeof err === 'object' &&
         err !== null &&
@@ -15361,7 +15361,7 @@ const describeFetchFailure = (err) => {
             : 'Error');
 };
 //# sourceMappingURL=errors.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/internal/utils/env.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/internal/utils/env.mjs
 /**
  * Read an environment variable.
  *
@@ -15379,7 +15379,7 @@ const readEnv = (env) => {
     return undefined;
 };
 //# sourceMappingURL=env.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/internal/utils/values.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/internal/utils/values.mjs
 
 // https://url.spec.whatwg.org/#url-scheme-string
 const startsWithSchemeRegexp = /^[a-z][a-z0-9+.-]*:/i;
@@ -15499,7 +15499,7 @@ const pop = (obj, key) => {
  */
 function checkNever(_value) { }
 //# sourceMappingURL=values.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/internal/headers.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/internal/headers.mjs
 
 const brand_privateNullableHeaders = Symbol.for('brand.privateNullableHeaders');
 function* iterateHeaders(headers) {
@@ -15613,7 +15613,7 @@ const isEmptyHeaders = (headers) => {
     return true;
 };
 //# sourceMappingURL=headers.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/internal/utils/path.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/internal/utils/path.mjs
 
 /**
  * Percent-encode everything that isn't safe to have in a path without encoding safe chars.
@@ -15695,7 +15695,7 @@ const createPathTagFunction = (pathEncoder = encodeURIPath) => function path(sta
  */
 const path = /* @__PURE__ */ createPathTagFunction(encodeURIPath);
 //# sourceMappingURL=path.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/client.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/client.mjs
 var __classPrivateFieldGet = (undefined && undefined.__classPrivateFieldGet) || function (receiver, state, kind, f) {
     if (kind === "a" && !f) throw new TypeError("Private accessor was defined without a getter");
     if (typeof state === "function" ? receiver !== state || !f : !state.has(receiver)) throw new TypeError("Cannot read private member from an object whose class did not declare it");
@@ -15945,21 +15945,21 @@ function throwUserProfilesUnavailable() {
     throw new error.AnthropicError('Managing user profiles is not available on `AnthropicVertex`. To send a profile ID with a request, pass `user_profile_id` to `messages.create`.');
 }
 //# sourceMappingURL=client.mjs.map
-;// CONCATENATED MODULE: ../merge/node_modules/@anthropic-ai/vertex-sdk/index.mjs
+;// CONCATENATED MODULE: ./node_modules/@anthropic-ai/vertex-sdk/index.mjs
 
 
 //# sourceMappingURL=index.mjs.map
 
 /***/ }),
 
-/***/ 1856:
+/***/ 6495:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"name":"gaxios","version":"7.3.1","description":"A simple common HTTP client specifically for Google APIs and services.","main":"build/cjs/src/index.js","types":"build/cjs/src/index.d.ts","files":["build/"],"exports":{".":{"import":{"types":"./build/esm/src/index.d.ts","default":"./build/esm/src/index.js"},"require":{"types":"./build/cjs/src/index.d.ts","default":"./build/cjs/src/index.js"}}},"scripts":{"lint":"gts check --no-inline-config","test":"c8 mocha build/esm/test","presystem-test":"npm run compile","system-test":"mocha build/esm/system-test --timeout 80000","compile":"tsc -b ./tsconfig.json ./tsconfig.cjs.json && node utils/enable-esm.mjs","fix":"gts fix","prepare":"npm run compile","pretest":"npm run compile","webpack":"webpack","prebrowser-test":"npm run compile","browser-test":"node build/browser-test/browser-test-runner.js","docs":"jsdoc -c .jsdoc.js","samples-test":"cd samples/ && npm link ../ && npm test && cd ../","prelint":"cd samples; npm link ../; npm install","clean":"gts clean"},"repository":{"type":"git","directory":"core/packages/gaxios","url":"https://github.com/googleapis/google-cloud-node.git"},"keywords":["google"],"engines":{"node":">=18"},"author":"Google, LLC","license":"Apache-2.0","devDependencies":{"@babel/plugin-proposal-private-methods":"^7.18.6","@types/cors":"^2.8.6","@types/express":"^5.0.0","@types/extend":"^3.0.1","@types/mocha":"^10.0.10","@types/multiparty":"4.2.1","@types/mv":"^2.1.0","@types/ncp":"^2.0.8","@types/node":"^24.0.0","@types/sinon":"^21.0.0","@types/tmp":"^0.2.6","assert":"^2.0.0","browserify":"^17.0.0","c8":"^10.1.3","cors":"^2.8.5","express":"^5.0.0","gts":"^6.0.2","is-docker":"^3.0.0","jsdoc":"^4.0.4","jsdoc-fresh":"^5.0.0","jsdoc-region-tag":"^4.0.0","karma":"^6.0.0","karma-chrome-launcher":"^3.0.0","karma-coverage":"^2.0.0","karma-firefox-launcher":"^2.0.0","karma-mocha":"^2.0.0","karma-remap-coverage":"^0.1.5","karma-sourcemap-loader":"^0.4.0","karma-webpack":"^5.0.0","mocha":"^11.1.0","multiparty":"^4.2.1","mv":"^2.1.1","ncp":"^2.0.0","nock":"14.0.5","null-loader":"^4.0.1","pack-n-play":"^4.0.0","puppeteer":"^24.0.0","sinon":"21.0.3","stream-browserify":"^3.0.0","tmp":"0.2.7","ts-loader":"^9.5.2","typescript":"5.8.3","undici-types":"^7.24.1","webpack":"^5.97.1","webpack-cli":"^6.0.1"},"dependencies":{"extend":"^3.0.2","https-proxy-agent":"^7.0.1","node-fetch":"^3.3.2"},"homepage":"https://github.com/googleapis/google-cloud-node/tree/main/core/packages/gaxios"}');
 
 /***/ }),
 
-/***/ 6019:
+/***/ 6066:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"name":"google-auth-library","version":"10.9.1","author":"Google Inc.","description":"Google APIs Authentication Client Library for Node.js","engines":{"node":">=18"},"main":"./build/src/index.js","types":"./build/src/index.d.ts","repository":{"type":"git","directory":"core/packages/google-auth-library-nodejs","url":"https://github.com/googleapis/google-cloud-node.git"},"keywords":["google","api","google apis","client","client library"],"dependencies":{"base64-js":"^1.3.0","ecdsa-sig-formatter":"^1.0.11","gaxios":"^7.1.4","gcp-metadata":"8.1.2","google-logging-utils":"1.1.3","jws":"^4.0.0"},"devDependencies":{"@types/base64-js":"^1.2.5","@types/jws":"^3.1.0","@types/mocha":"^10.0.10","@types/mv":"^2.1.0","@types/ncp":"^2.0.8","@types/node":"^24.0.0","@types/sinon":"^21.0.0","assert-rejects":"^1.0.0","c8":"^10.1.3","codecov":"^3.8.3","gts":"^6.0.2","is-docker":"^3.0.0","jsdoc":"^4.0.4","jsdoc-fresh":"^5.0.0","jsdoc-region-tag":"^4.0.0","karma":"^6.0.0","karma-chrome-launcher":"^3.0.0","karma-coverage":"^2.0.0","karma-firefox-launcher":"^2.0.0","karma-mocha":"^2.0.0","karma-sourcemap-loader":"^0.4.0","karma-webpack":"^5.0.1","keypair":"^1.0.4","mocha":"^11.1.0","mv":"^2.1.1","ncp":"^2.0.0","nock":"^14.0.5","null-loader":"^4.0.1","puppeteer":"^24.0.0","sinon":"21.0.3","ts-loader":"^9.5.2","typescript":"5.8.3","webpack":"^5.97.1","webpack-cli":"^6.0.1"},"files":["build/src","!build/src/**/*.map"],"scripts":{"test":"c8 mocha build/test","clean":"gts clean","prepare":"npm run compile","lint":"gts check --no-inline-config","compile":"tsc -p .","fix":"gts fix","pretest":"npm run compile -- --sourceMap","docs":"jsdoc -c .jsdoc.js","samples-setup":"cd samples/ && npm link ../ && npm run setup && cd ../","samples-test":"cd samples/ && npm link ../ && npm test && cd ../","system-test":"mocha build/system-test --timeout 60000","presystem-test":"npm run compile -- --sourceMap","webpack":"webpack","browser-test":"karma start","prelint":"cd samples; npm link ../; npm install"},"license":"Apache-2.0","homepage":"https://github.com/googleapis/google-cloud-node/tree/main/core/packages/google-auth-library-nodejs"}');

@@ -1,16 +1,16 @@
-export const id = 217;
-export const ids = [217];
+export const id = 112;
+export const ids = [112];
 export const modules = {
 
-/***/ 3217:
+/***/ 2112:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   open: () => (/* binding */ open)
 /* harmony export */ });
-/* harmony import */ var _anthropic_ai_vertex_sdk__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(8887);
-/* harmony import */ var google_auth_library__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7850);
+/* harmony import */ var _anthropic_ai_vertex_sdk__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(2033);
+/* harmony import */ var google_auth_library__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(492);
 /* harmony import */ var google_auth_library__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(google_auth_library__WEBPACK_IMPORTED_MODULE_1__);
 // Google Vertex AI through @anthropic-ai/vertex-sdk: Application Default Credentials from the
 // file GOOGLE_APPLICATION_CREDENTIALS names, as google-github-actions/auth writes it (its

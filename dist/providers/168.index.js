@@ -1,8 +1,8 @@
-export const id = 370;
-export const ids = [370];
+export const id = 168;
+export const ids = [168];
 export const modules = {
 
-/***/ 5370:
+/***/ 168:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 var node_fs__WEBPACK_IMPORTED_MODULE_2___namespace_cache;
@@ -15,7 +15,7 @@ var node_path__WEBPACK_IMPORTED_MODULE_4___namespace_cache;
 /* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(7598);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(3024);
 /* harmony import */ var node_os__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(8161);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(4379);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(6760);
 /* harmony import */ var node_stream__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(7075);
 /* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(7975);
 /**

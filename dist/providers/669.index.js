@@ -1,8 +1,8 @@
-export const id = 167;
-export const ids = [167];
+export const id = 669;
+export const ids = [669];
 export const modules = {
 
-/***/ 4773:
+/***/ 5183:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -74,7 +74,7 @@ exports.req = req;
 
 /***/ }),
 
-/***/ 1272:
+/***/ 8894:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -109,7 +109,7 @@ exports.Agent = void 0;
 const net = __importStar(__webpack_require__(9278));
 const http = __importStar(__webpack_require__(8611));
 const https_1 = __webpack_require__(5692);
-__exportStar(__webpack_require__(4773), exports);
+__exportStar(__webpack_require__(5183), exports);
 const INTERNAL = Symbol('AgentBaseInternalState');
 class Agent extends http.Agent {
     constructor(opts) {
@@ -258,7 +258,7 @@ exports.Agent = Agent;
 
 /***/ }),
 
-/***/ 2708:
+/***/ 6110:
 /***/ ((module, exports, __webpack_require__) => {
 
 /* eslint-env browser */
@@ -518,7 +518,7 @@ function localstorage() {
 	}
 }
 
-module.exports = __webpack_require__(6235)(exports);
+module.exports = __webpack_require__(897)(exports);
 
 const {formatters} = module.exports;
 
@@ -537,7 +537,7 @@ formatters.j = function (v) {
 
 /***/ }),
 
-/***/ 6235:
+/***/ 897:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
@@ -553,7 +553,7 @@ function setup(env) {
 	createDebug.disable = disable;
 	createDebug.enable = enable;
 	createDebug.enabled = enabled;
-	createDebug.humanize = __webpack_require__(7274);
+	createDebug.humanize = __webpack_require__(744);
 	createDebug.destroy = destroy;
 
 	Object.keys(env).forEach(key => {
@@ -836,7 +836,7 @@ module.exports = setup;
 
 /***/ }),
 
-/***/ 4696:
+/***/ 449:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 /**
@@ -845,15 +845,15 @@ module.exports = setup;
  */
 
 if (typeof process === 'undefined' || process.type === 'renderer' || process.browser === true || process.__nwjs) {
-	module.exports = __webpack_require__(2708);
+	module.exports = __webpack_require__(6110);
 } else {
-	module.exports = __webpack_require__(3430);
+	module.exports = __webpack_require__(5108);
 }
 
 
 /***/ }),
 
-/***/ 3430:
+/***/ 5108:
 /***/ ((module, exports, __webpack_require__) => {
 
 /**
@@ -887,7 +887,7 @@ exports.colors = [6, 2, 3, 4, 5, 1];
 try {
 	// Optional dependency (as in, doesn't need to be installed, NOT like optionalDependencies in package.json)
 	// eslint-disable-next-line import/no-extraneous-dependencies
-	const supportsColor = __webpack_require__(4200);
+	const supportsColor = __webpack_require__(1450);
 
 	if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
 		exports.colors = [
@@ -1095,7 +1095,7 @@ function init(debug) {
 	}
 }
 
-module.exports = __webpack_require__(6235)(exports);
+module.exports = __webpack_require__(897)(exports);
 
 const {formatters} = module.exports;
 
@@ -1123,7 +1123,7 @@ formatters.O = function (v) {
 
 /***/ }),
 
-/***/ 3631:
+/***/ 3813:
 /***/ ((module) => {
 
 
@@ -1138,7 +1138,7 @@ module.exports = (flag, argv = process.argv) => {
 
 /***/ }),
 
-/***/ 5167:
+/***/ 3669:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -1173,10 +1173,10 @@ exports.HttpsProxyAgent = void 0;
 const net = __importStar(__webpack_require__(9278));
 const tls = __importStar(__webpack_require__(4756));
 const assert_1 = __importDefault(__webpack_require__(2613));
-const debug_1 = __importDefault(__webpack_require__(4696));
-const agent_base_1 = __webpack_require__(1272);
+const debug_1 = __importDefault(__webpack_require__(449));
+const agent_base_1 = __webpack_require__(8894);
 const url_1 = __webpack_require__(7016);
-const parse_proxy_response_1 = __webpack_require__(4749);
+const parse_proxy_response_1 = __webpack_require__(7943);
 const debug = (0, debug_1.default)('https-proxy-agent');
 const setServernameFromNonIpHost = (options) => {
     if (options.servername === undefined &&
@@ -1324,7 +1324,7 @@ function omit(obj, ...keys) {
 
 /***/ }),
 
-/***/ 4749:
+/***/ 7943:
 /***/ (function(__unused_webpack_module, exports, __webpack_require__) {
 
 
@@ -1333,7 +1333,7 @@ var __importDefault = (this && this.__importDefault) || function (mod) {
 };
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.parseProxyResponse = void 0;
-const debug_1 = __importDefault(__webpack_require__(4696));
+const debug_1 = __importDefault(__webpack_require__(449));
 const debug = (0, debug_1.default)('https-proxy-agent:parse-proxy-response');
 function parseProxyResponse(socket) {
     return new Promise((resolve, reject) => {
@@ -1431,7 +1431,7 @@ exports.parseProxyResponse = parseProxyResponse;
 
 /***/ }),
 
-/***/ 7274:
+/***/ 744:
 /***/ ((module) => {
 
 /**
@@ -1600,13 +1600,13 @@ function plural(ms, msAbs, n, name) {
 
 /***/ }),
 
-/***/ 4200:
+/***/ 1450:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 
 const os = __webpack_require__(857);
 const tty = __webpack_require__(2018);
-const hasFlag = __webpack_require__(3631);
+const hasFlag = __webpack_require__(3813);
 
 const {env} = process;
 

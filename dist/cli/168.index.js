@@ -1,0 +1,1 @@
+var n=Object.defineProperty;var o=(D,E)=>n(D,"name",{value:E,configurable:!0});const C=168,I=[168],K={168:((D,E,_)=>{var M,O;_.d(E,{fs:o(()=>M||(M=_.t(P,2)),"fs"),path:o(()=>O||(O=_.t(d,2)),"path")});var s=_(1421),t=_(7598),P=_(3024),a=_(8161),d=_(6760),v=_(7075),A=_(7975)})};export{C as id,I as ids,K as modules};
