@@ -92,7 +92,16 @@ const notFound = (): RouteResult => ({ status: 404, body: { message: 'Not Found'
 export async function createFakeGitDb(seedFrom: string, opts: { repo?: string; pulls?: FakePull[] } = {}): Promise<FakeGitDb> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-gitdb-'))
   // a local clone copies (or links) the objects and refs: one git and its upload-pack, where init + fetch forked nine
-  await run(dir, ['clone', '-q', '--bare', '--template=', seedFrom, dir])
+  // the seed may belong to the test's other user (the sudo kind): root clones it all the same (safe.directory is
+  // read only from protected config, so a global file of the clone's own, removed after)
+  const safeDir = mkdtempSync(join(tmpdir(), 'fake-gitdb-safe-'))
+  const safe = join(safeDir, 'gitconfig')
+  writeFileSync(safe, '[safe]\n\tdirectory = *\n')
+  try {
+    await run(dir, ['clone', '-q', '--bare', '--template=', seedFrom, dir], undefined, { GIT_CONFIG_GLOBAL: safe })
+  } finally {
+    rmSync(safeDir, { recursive: true, force: true })
+  }
   const git = (args: string[], input?: Buffer) => run(dir, args, input)
   /** Types already asked: objects are never removed, so an answer stays true (and saves a git process, a fork of the jest worker). */
   const known = new Map<string, string>()
