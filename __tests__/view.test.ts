@@ -19,7 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { trustedFile } from '../src/sandbox/privilege'
-import { mountEach } from '../src/trusted/setup'
+import { mountEach } from '../src/trusted/view'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 
 const isRoot = process.platform === 'linux' && process.getuid?.() === 0

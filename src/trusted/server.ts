@@ -27,7 +27,8 @@ import {
 } from './protocol'
 import { killTree, living, pids, signal } from './proc'
 import { quietEnv, run } from './exec'
-import { buildCopy, ensureUser, netBridge, readOnlyView } from './setup'
+import { buildCopy, ensureUser } from './setup'
+import { netBridge, readOnlyView } from './view'
 import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
 import { listUpper } from './upper'
 

@@ -2,7 +2,6 @@
 // own copy of the workspace. Runs as root inside the server's namespaces.
 import fs from 'node:fs'
 import pathM from 'node:path'
-import netM from 'node:net'
 import type { ServerConfig } from './protocol'
 import { firstLine, must, quietEnv, run } from './exec'
 import { runMemory } from './memory'
@@ -167,26 +166,7 @@ export async function overlayCopy(
       idmap.note = `the workspace could not be idmapped (${firstLine(r)}): its files were handed over one by one`
       return run(b.mount, ['--bind', lower, neutral])
     },
-    async () => {
-      for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
-      const top = fs.statSync(neutral) // the copy's root as the workspace's (as the sandbox user's when idmapped)
-      fs.chownSync(upper, top.uid, top.gid)
-      // the workspace's .git is not part of the copy, nor the files withheld (they hold a secret): whiteouts hide them
-      for (const rel of withheld(cfg, lower)) {
-        const parts = rel.split('/')
-        for (let i = 1; i < parts.length; i++) {
-          // the parent folders as in the workspace (an upper folder's owner and mode are the merged one's)
-          const d = parts.slice(0, i).join('/')
-          const st = fs.statSync(pathM.join(neutral, d))
-          fs.mkdirSync(pathM.join(upper, d), { recursive: true })
-          fs.chownSync(pathM.join(upper, d), st.uid, st.gid)
-          fs.chmodSync(pathM.join(upper, d), st.mode & 0o7777)
-        }
-        const w = await run(b.mknod, [pathM.join(upper, rel), 'c', '0', '0'])
-        if (w.code !== 0) return w
-      }
-      return run(b.mknod, [pathM.join(upper, '.git'), 'c', '0', '0'])
-    },
+    () => upperLayer(cfg, lower, neutral, upper, work),
     () =>
       run(b.mount, [
         '-t',
@@ -213,6 +193,35 @@ export async function overlayCopy(
     return (r.stderr.trim() || `exit ${r.code}`).split('\n')[0]
   }
   return undefined
+}
+
+/** The upper layer, owned as the copy's root, with whiteouts for the workspace's .git and the files withheld. */
+async function upperLayer(
+  cfg: ServerConfig,
+  lower: string,
+  neutral: string,
+  upper: string,
+  work: string
+): Promise<{ code: number | null; stderr: string }> {
+  const b = cfg.bins
+  for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
+  const top = fs.statSync(neutral) // the copy's root as the workspace's (as the sandbox user's when idmapped)
+  fs.chownSync(upper, top.uid, top.gid)
+  // the workspace's .git is not part of the copy, nor the files withheld (they hold a secret): whiteouts hide them
+  for (const rel of withheld(cfg, lower)) {
+    const parts = rel.split('/')
+    for (let i = 1; i < parts.length; i++) {
+      // the parent folders as in the workspace (an upper folder's owner and mode are the merged one's)
+      const d = parts.slice(0, i).join('/')
+      const st = fs.statSync(pathM.join(neutral, d))
+      fs.mkdirSync(pathM.join(upper, d), { recursive: true })
+      fs.chownSync(pathM.join(upper, d), st.uid, st.gid)
+      fs.chmodSync(pathM.join(upper, d), st.mode & 0o7777)
+    }
+    const w = await run(b.mknod, [pathM.join(upper, rel), 'c', '0', '0'])
+    if (w.code !== 0) return w
+  }
+  return run(b.mknod, [pathM.join(upper, '.git'), 'c', '0', '0'])
 }
 
 /** perl (essential on Debian) for what util-linux 2.38 lacks: an idmapped bind (args: src, target, owner uid, user uid,
@@ -289,40 +298,14 @@ export async function freshGit(
   const dotGit = pathM.join(workdir, '.git')
   const shared = pathM.join(runDir, 'objects')
   const hasShared = !!(cfg.objects && cfg.baseSha && cfg.namespaced)
-  if (hasShared) {
-    // the workspace's objects, read-only, visible only inside this namespace
-    fs.mkdirSync(shared, { mode: 0o755 })
-    // through a read-only overlay on a neutral bind, lazily unmounted: the mount table never names the workspace
-    const held = pathM.join(runDir, 'objects-lower')
-    const empty = pathM.join(runDir, 'objects-empty')
-    for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
-    await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
-    const ov = await run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
-    if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
-    else {
-      await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
-      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
-      await run(b.umount, [held])
-    }
-    fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
-    fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
-  } else if (cfg.objects && cfg.baseSha) {
-    await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
-  }
+  await objectsOf(cfg, runDir, dotGit, hasShared)
   for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
   if (cfg.baseSha) {
     fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
     // an overlay shows the workspace's own files: its index (unless split) keeps their stat data, so `git status` need
     // not rehash them; `read-tree -m` keeps it for the entries the commit has. The ownership the copy shows differs
     // from the workspace's (and a chown changes ctime): only size and mtime are checked.
-    const wsGit = pathM.join(cfg.workspace, '.git')
-    const wsIndex = pathM.join(wsGit, 'index')
-    const reuse = viaUpper && fs.lstatSync(wsIndex, { throwIfNoEntry: false })?.isFile()
-    if (reuse && !fs.readdirSync(wsGit).some(n => n.startsWith('sharedindex.'))) {
-      fs.copyFileSync(wsIndex, pathM.join(dotGit, 'index'))
-      const st = fs.statSync(wsIndex) // its time as the workspace's: entries newer than it stay "racy" (rehashed)
-      fs.utimesSync(pathM.join(dotGit, 'index'), st.atime, st.mtime)
-    }
+    if (viaUpper) reuseIndex(cfg, dotGit)
     await git(['config', '--local', 'core.checkStat', 'minimal'])
     await git(['config', '--local', 'core.trustctime', 'false'])
     const base = cfg.baseSha
@@ -351,6 +334,43 @@ export async function freshGit(
   } finally {
     fs.rmSync(startIndex, { force: true })
   }
+}
+
+/** The copy's objects: the workspace's shared read-only (namespaced), else copied; none without a base commit. */
+async function objectsOf(cfg: ServerConfig, runDir: string, dotGit: string, hasShared: boolean): Promise<void> {
+  const b = cfg.bins
+  const shared = pathM.join(runDir, 'objects')
+  if (hasShared) {
+    // the workspace's objects, read-only, visible only inside this namespace
+    fs.mkdirSync(shared, { mode: 0o755 })
+    // through a read-only overlay on a neutral bind, lazily unmounted: the mount table never names the workspace
+    const held = pathM.join(runDir, 'objects-lower')
+    const empty = pathM.join(runDir, 'objects-empty')
+    for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
+    await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
+    const ov = await run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
+    if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
+    else {
+      await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
+      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
+      await run(b.umount, [held])
+    }
+    fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
+    fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
+  } else if (cfg.objects && cfg.baseSha) {
+    await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
+  }
+}
+
+/** The workspace's index in the copy (unless split): its stat data spares the agent's `git status` a rehash. */
+function reuseIndex(cfg: ServerConfig, dotGit: string): void {
+  const wsGit = pathM.join(cfg.workspace, '.git')
+  const wsIndex = pathM.join(wsGit, 'index')
+  if (!fs.lstatSync(wsIndex, { throwIfNoEntry: false })?.isFile()) return
+  if (fs.readdirSync(wsGit).some(n => n.startsWith('sharedindex.'))) return
+  fs.copyFileSync(wsIndex, pathM.join(dotGit, 'index'))
+  const st = fs.statSync(wsIndex) // its time as the workspace's: entries newer than it stay "racy" (rehashed)
+  fs.utimesSync(pathM.join(dotGit, 'index'), st.atime, st.mtime)
 }
 
 /** The files the action's scan found credentials in (bare repositories, separate git dirs...), cleaned in the copy. */
@@ -402,145 +422,4 @@ export async function stripNested(cfg: ServerConfig, root: string): Promise<void
       }
     }
   }
-}
-
-/** Folders never hidden, whatever the runner's places are. */
-const SYSTEM = [
-  '/',
-  '/usr',
-  '/etc',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib64',
-  '/var',
-  '/opt',
-  '/home',
-  '/tmp',
-  '/proc',
-  '/sys',
-  '/dev',
-  '/run',
-  '/mnt'
-]
-
-/** This mount namespace's mount points and their options, from /proc/self/mountinfo. */
-function mountPoints(): Array<{ at: string; opts: string[] }> {
-  const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
-  return fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map(l => {
-      const f = l.split(' ')
-      return { at: unescape(f[4]), opts: f[5].split(',') }
-    })
-}
-
-/**
- * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
- * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
- * under an empty read-only tmpfs, the tool cache brought back when it was among them. Returns what failed.
- */
-export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<string[]> {
-  const b = cfg.bins
-  const problems: string[] = []
-  const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
-  const mounts = mountPoints()
-  const runs = pathM.dirname(cfg.runDir as string)
-  const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
-    .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
-    .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
-  const tools = (cfg.reexpose ?? []).filter(p => pathM.isAbsolute(p) && hide.some(h => under(p, h)) && fs.existsSync(p))
-  const held: Array<[string, string]> = []
-  for (const [i, p] of tools.entries()) {
-    const hold = pathM.join(cfg.runDir as string, `hold-${i}`)
-    fs.mkdirSync(hold, { mode: 0o700 })
-    if ((await run(b.mount, ['--rbind', p, hold])).code === 0) held.push([p, hold])
-  }
-  const done = new Set<string>()
-  const remounts: Array<[string, string]> = []
-  for (const m of mounts) {
-    if (done.has(m.at) || under(m.at, '/proc') || keep.some(k => m.at === k)) continue
-    done.add(m.at)
-    // a bind remount replaces the per-mount flags: say them again
-    const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
-    remounts.push([['remount', 'bind', 'ro', ...flags].join(','), m.at])
-  }
-  for (const [at, why] of await mountEach(b, remounts)) if (fs.existsSync(at)) problems.push(`${at} stays writable (${why})`)
-  for (const h of hide) {
-    const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])
-    if (r.code !== 0) {
-      problems.push(`${h} could not be hidden (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
-      continue
-    }
-    for (const [p, hold] of held) {
-      if (!under(p, h)) continue
-      fs.mkdirSync(p, { recursive: true, mode: 0o755 })
-      await run(b.mount, ['--rbind', hold, p])
-      await run(b.mount, ['-o', 'remount,bind,ro', p])
-    }
-    await run(b.mount, ['-o', 'remount,ro,nosuid,nodev,noexec', h])
-  }
-  for (const [, hold] of held) await run(b.umount, ['-l', hold])
-  return problems
-}
-
-/**
- * `mount -o <options> <at>` for each pair, in one bash process rather than one spawn from here per mount (a
- * runner has dozens of mounts; each spawn cost the set-up ~10 ms). The pairs are arguments, never code.
- * Returns where it failed, with the first line of why.
- */
-export async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, string]>): Promise<Array<[string, string]>> {
-  if (!pairs.length) return []
-  const script =
-    'm=$1; shift; while [ $# -gt 1 ]; do e=$("$m" -o "$1" "$2" 2>&1) || printf \'%s\\0%s\\0\' "$2" "${e:-exit $?}"; shift 2; done'
-  const r = await run(b.bash, ['--norc', '--noprofile', '-c', script, 'bash', b.mount, ...pairs.flat()])
-  if (r.code !== 0) return pairs.map(([, at]) => [at, firstLine(r)])
-  const out = r.stdout.toString().split('\0')
-  const failed: Array<[string, string]> = []
-  for (let i = 0; i + 1 < out.length; i += 2) failed.push([out[i], out[i + 1].trim().split('\n')[0] || 'failed'])
-  return failed
-}
-
-/**
- * In the run's own network namespace (nothing but loopback, and that down):
- * loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and
- * [::1]:<port> to the proxy's UNIX socket in a folder of root's (the proxy,
- * outside the namespace, binds it). No parsing here. Without `ip` the
- * namespace stays without any network: closed, and said.
- */
-export async function netBridge(cfg: ServerConfig): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
-  const dir = pathM.join(cfg.runDir as string, 'net')
-  fs.mkdirSync(dir, { mode: 0o711 })
-  const socket = pathM.join(dir, 'proxy.sock')
-  if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
-  const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
-  if (up.code !== 0)
-    return {
-      netProblem: `loopback could not be brought up (${(up.stderr.trim() || `exit ${up.code}`).split('\n')[0]}): the commands had no network at all`
-    }
-  const bridge = (c: import('node:net').Socket): void => {
-    const p = netM.connect(socket)
-    const end = () => {
-      c.destroy()
-      p.destroy()
-    }
-    c.on('error', end)
-    p.on('error', end)
-    c.on('close', end)
-    p.on('close', end)
-    c.pipe(p)
-    p.pipe(c)
-  }
-  const listen = (host: string, port: number) =>
-    new Promise<number>((resolve, reject) => {
-      const s = netM.createServer(bridge)
-      s.maxConnections = 1024
-      s.once('error', reject)
-      s.listen(port, host, () => resolve((s.address() as import('node:net').AddressInfo).port))
-    })
-  const port = await listen('127.0.0.1', 0)
-  await listen('::1', port).catch(() => undefined) // no IPv6 on loopback: 127.0.0.1 only
-  return { proxyPort: port, proxySocket: socket }
 }
