@@ -3,23 +3,12 @@
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import {
-  chmodSync,
-  chownSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { prepareSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox'
 import { trustedFile } from '../src/sandbox/privilege'
-import { mountEach } from '../src/trusted/view'
+import { viewPlan, type HostFacts, type Step } from '../src/trusted/view'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 
 const isRoot = process.platform === 'linux' && process.getuid?.() === 0
@@ -111,7 +100,7 @@ const sh = async (s: Sandbox, command: string) =>
 
 describe('the view', () => {
   withPrivilege(
-    'every file system is read-only but the copy and the temporary folders: what the agent plants in a 0777 folder never lands',
+    'a new root: the system read-only, nothing else of the host; the agent writes only its copy, home and temporary folders',
     async () => {
       const l = layout()
       const onPath = hostDir(0o777)
@@ -120,24 +109,28 @@ describe('the view', () => {
       const s = await prepareSandbox(o)
       open.push(s)
       expect(s.mode).toBe('user')
-      expect(o.logs.join('\n')).not.toMatch(/stays writable|could not be hidden/)
       const out = await sh(
         s,
         `for d in ${onPath} ${offPath}; do for f in git node tar sh file; do (printf '#!/bin/sh\\necho planted\\n' > $d/$f) 2>&1; done; done
-       touch /usr/local/bin/x /opt/x /var/lib/x 2>&1
+       for f in /usr/local/bin/x /etc/x /bin/x /lib/x /opt/x /var/lib/x /home/x /run/x /x; do touch $f 2>&1; done
        echo mine > file && cat file; echo t > "$HOME/t" && cat "$HOME/t"; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"
        for d in /tmp /var/tmp /dev/shm /run/lock; do echo t > $d/t && cat $d/t; done`
       )
       const lines = out.split('\n')
-      expect(lines.filter(x => /Read-only file system/.test(x))).toHaveLength(13)
+      // the host's 0777 folders are not there; the system is read-only; the root is root's
+      expect(lines.filter(x => /No such file or directory/.test(x))).toHaveLength(12)
+      expect(lines.filter(x => /Read-only file system/.test(x))).toHaveLength(4)
+      expect(lines.filter(x => /Permission denied/.test(x))).toHaveLength(3)
       expect(lines.filter(x => x === 'mine' || x === 't')).toHaveLength(7)
-      expect(out).not.toMatch(/Permission denied/)
-      // what the agent can write: its copy, its home and temp, the private temporary folders (and kernel files of no use)
-      // (the last mount at a place is the one seen there)
+      // what is writable at all: the root (a tmpfs, root's 0755), the copy, the kernel's files and devices, the cgroup
+      // bound into a root-only folder (the last mount at a place is the one seen there)
       const rw = (await sh(s, "findmnt -rn -o TARGET,OPTIONS | awk '{o[$1]=$2} END {for (t in o) if (o[t] ~ /^rw/) print t}'")).split('\n')
-      const expected = [s.workdir, s.env.HOME, s.env.TMPDIR, '/tmp', '/var/tmp', '/dev/shm', '/run/lock']
-      for (const e of expected) expect(rw).toContain(e)
-      expect(rw.filter(m => !expected.includes(m) && !m.startsWith('/proc') && !/\/(layers|cgroup\/agent)$/.test(m))).toEqual([])
+      expect(rw).toContain(s.workdir)
+      expect(rw.filter(m => !['/', s.workdir].includes(m) && !/^\/(proc|dev)(\/|$)/.test(m) && !/\/cgroup\/agent$/.test(m))).toEqual([])
+      // /run holds no host socket: its lock folder, and mount(8)'s own notes of the copy's overlay
+      expect(await sh(s, 'stat -c %U:%a / /tmp /run "$HOME"; ls -A /home 2>&1; ls -A /run; find /run -type s | wc -l')).toMatch(
+        /^root:755\nroot:1777\nroot:755\n\S+:700\nls: cannot access '\/home'.*\nlock\n(mount\n)?0$/
+      )
       await s.release()
       open.splice(open.indexOf(s), 1)
       expect(readdirSync(onPath)).toEqual([])
@@ -174,44 +167,44 @@ describe('the view', () => {
   )
 })
 
-describe('the remounts, in one process', () => {
-  // a stand-in for mount(8): fails for a path holding "stuck", with mount's kind of message; takes the rest
-  const fakeMount = () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'fake-mount-'))
-    const mount = path.join(dir, 'mount')
-    writeFileSync(
-      mount,
-      '#!/bin/bash\n[ "$1" = -o ] || exit 64\ncase "$3" in *stuck*) echo "mount: $3: permission denied." >&2; echo second line >&2; exit 32;; esac\nprintf "%s\\n" "$2 $3" >> "${0%/*}/done"\n',
-      { mode: 0o755 }
-    )
-    return { dir, mount }
+describe('the view, as a plan', () => {
+  const bins = { mount: '/usr/bin/mount', umount: '/usr/bin/umount', pivot_root: '/usr/sbin/pivot_root' }
+  const facts: HostFacts = {
+    places: [
+      ['/usr', 'dir'],
+      ['/bin', 'usr/bin'],
+      ['/etc', 'dir'],
+      ['/opt/hostedtoolcache', 'dir']
+    ],
+    mounts: ['/', '/usr', '/etc/resolv.conf', '/run', '/run/user/1000', '/home', '/dev', '/opt/hostedtoolcache/node'],
+    noexec: ['/etc/resolv.conf'],
+    devices: ['null', 'zero', 'tty']
   }
+  const plan = viewPlan('/new', facts, bins)
+  const argv = (s: Step) => ('argv' in s ? s.argv.join(' ') : '')
+  const at = (pred: (s: Step) => boolean) => plan.findIndex(pred)
 
-  test('each pair becomes one mount; a failure names its path and the first line of why, whatever the path holds', async () => {
-    const { dir, mount } = fakeMount()
-    const odd = '/mnt/stuck dir\nwith a newline'
-    const failed = await mountEach({ bash: '/bin/bash', mount }, [
-      ['remount,bind,ro', '/a'],
-      ['remount,bind,ro,nosuid', '/b/stuck'],
-      ['remount,bind,ro,nodev', odd],
-      ['remount,bind,ro', '/c; touch /tmp/never']
-    ])
-    expect(failed).toEqual([
-      ['/b/stuck', 'mount: /b/stuck: permission denied.'],
-      [odd, `mount: ${odd.split('\n')[0]}`]
-    ])
-    // the options go with their own path; a path is an argument, never code
-    expect(readFileSync(path.join(dir, 'done'), 'utf8')).toBe('remount,bind,ro /a\nremount,bind,ro /c; touch /tmp/never\n')
+  test('each system place is bound, then every mount below it made read-only, nosuid, nodev; a symlink stays one', () => {
+    expect(plan.map(argv)).toContain('/usr/bin/mount --rbind /usr /new/usr')
+    expect(plan.map(argv)).toContain('/usr/bin/mount -o remount,bind,ro,nosuid,nodev /new/usr')
+    expect(plan.map(argv)).toContain('/usr/bin/mount -o remount,bind,ro,nosuid,nodev,noexec /new/etc/resolv.conf')
+    expect(plan.map(argv)).toContain('/usr/bin/mount -o remount,bind,ro,nosuid,nodev /new/opt/hostedtoolcache/node')
+    expect(plan).toContainEqual({ link: 'usr/bin', to: '/new/bin' })
+    expect(at(s => argv(s).endsWith('--rbind /etc /new/etc'))).toBeLessThan(at(s => argv(s).endsWith('/new/etc/resolv.conf')))
   })
 
-  test('when the shell cannot run, every mount is said to have failed', async () => {
-    const { mount } = fakeMount()
-    const failed = await mountEach({ bash: '/nonexistent/bash', mount }, [
-      ['remount,bind,ro', '/a'],
-      ['remount,bind,ro', '/b']
-    ])
-    expect(failed.map(([at]) => at)).toEqual(['/a', '/b'])
-    for (const [, why] of failed) expect(why).toMatch(/ENOENT|not found|exit/)
+  test('nothing else of the host: /run and /home are not bound (/run is an empty folder), /dev has only the devices named', () => {
+    const bound = plan.filter(s => 'argv' in s && s.argv.includes('--rbind')).map(s => (s as { argv: string[] }).argv[2])
+    expect(bound).toEqual(['/usr', '/etc', '/opt/hostedtoolcache'])
+    expect(plan.map(argv).filter(a => /\/(run|home)\b/.test(a))).toEqual([])
+    expect(plan).toContainEqual({ dir: '/new/run', mode: 0o755 })
+    expect(plan.map(argv).filter(a => a.includes('--bind /dev/'))).toEqual(
+      ['null', 'zero', 'tty'].map(d => `/usr/bin/mount --bind /dev/${d} /new/dev/${d}`)
+    )
+  })
+
+  test('the pivot comes last, and the old root is detached', () => {
+    expect(plan.slice(-2).map(argv)).toEqual(['/usr/sbin/pivot_root /new /new/.old', '/usr/bin/umount -l /.old'])
   })
 })
 

@@ -20,7 +20,6 @@
 import os from 'node:os'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { readlinkSync } from 'node:fs'
 import { SandboxedEnvironment, type Sandbox } from '../environments/sandboxed'
 import { messageOf } from '../util'
 import type { Redactor } from '../report/redact'
@@ -42,7 +41,6 @@ import {
 export { serverShell }
 import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { recoverAsRoot, type SavedState } from './recover'
-import { procStat } from '../trusted/proc'
 
 export { recoverSandbox } from './recover'
 import { collectCredentials } from './credentials'
@@ -146,7 +144,9 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const host = await findHost(opts).catch((e: unknown) => {
     throw new SandboxUnavailable(messageOf(e))
   })
-  const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'userdel', 'rm', 'unshare'].filter(n => !host.bins[n])
+  const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'umount', 'pivot_root', 'find', 'useradd', 'userdel', 'rm', 'unshare'].filter(
+    n => !host.bins[n]
+  )
   let why = ''
   if (process.platform !== 'linux') why = `it needs Linux, and this is ${process.platform}`
   else if (host.priv.kind === 'none') why = host.priv.why
@@ -177,7 +177,8 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     'umount',
     'ip',
     'find',
-    'perl'
+    'perl',
+    'pivot_root'
   ]) {
     const p = find(name)
     if (p) bins[name] = p
@@ -223,28 +224,6 @@ async function namespaces(
   return { namespaced: netNamespaced || (await probe(false)), netNamespaced }
 }
 
-/**
- * The runner's own places, hidden from the agent: its home, RUNNER_TEMP, its work folder (the workspaces and
- * `_actions`), its installation (found from the Runner.Worker or Runner.Listener among our ancestors), this action.
- */
-export function runnerPlaces(env: NodeJS.ProcessEnv): string[] {
-  const out = [env.HOME, os.userInfo().homedir, env.RUNNER_TEMP]
-  if (env.RUNNER_WORKSPACE) out.push(path.dirname(env.RUNNER_WORKSPACE))
-  let pid = process.ppid
-  for (let i = 0; i < 20 && pid > 1; i++) {
-    try {
-      const exe = readlinkSync(`/proc/${pid}/exe`)
-      if (/^Runner\.(Worker|Listener)$/.test(path.basename(exe))) out.push(path.dirname(path.dirname(exe)))
-      pid = procStat(pid)?.ppid ?? 0
-    } catch {
-      break
-    }
-  }
-  const script = process.argv[1] ?? ''
-  if (path.basename(script) === 'index.js' && path.basename(path.dirname(script)) === 'dist') out.push(path.dirname(path.dirname(script)))
-  return [...new Set(out.filter((p): p is string => !!p && path.isAbsolute(p)).map(realpathOr))]
-}
-
 /** `files` that lie inside `root`, relative to it. */
 function inside(root: string, files: string[]): string[] {
   const real = realpathOr(root)
@@ -268,9 +247,7 @@ function userServerConfig(
     baseSha: o.git?.baseSha,
     remotes: o.git?.remotes,
     credentialFiles: inside(opts.workspace, o.found), // bare repositories, separate git dirs...: cleaned in the copy too
-    hide: runnerPlaces(opts.env),
-    reexpose: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
-    namespaced: true,
+    tools: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     net: opts.network?.mode === 'allowlist',
     memory: memoryBytes(opts.memoryMiB),
     cgroup: o.cgroup,
@@ -302,7 +279,7 @@ async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
       `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}, ${opts.user ? 'given' : "this run's own, removed when it ends"}) in its own copy of the workspace (${how}), ${ready.workdir}.`
     )
     // a part of the view that could not be made is no sandbox (fail closed)
-    const parts = [ready.copyProblem, ...(ready.viewProblems ?? []), ready.netProblem].filter((p): p is string => !!p)
+    const parts = [ready.copyProblem, ready.netProblem].filter((p): p is string => !!p)
     if (parts.length) throw new Error(parts.join('; '))
     if (ready.memoryNote) log(`Sandbox: ${ready.memoryNote}.`)
     if (ready.copyNote) log(`Sandbox: ${ready.copyNote}.`)

@@ -1,8 +1,6 @@
-// The agent's memory in `user` mode, set up by the command server as root: one
-// tmpfs per run (`size=` the run's limit) that the overlay's upper layer and
-// every writable temporary folder of the agent are carved from, and a cgroup
-// that holds the agent's commands to the same limit where the machine has a
-// writable memory controller (v2, or v1's memory hierarchy).
+// The agent's memory in `user` mode, set up by the command server as root: a
+// cgroup that holds the agent's commands to the run's limit (v2, or v1's memory
+// hierarchy); what they write is on the run's tmpfs (view.ts newRoot).
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import pathM from 'node:path'
@@ -17,48 +15,12 @@ export interface AgentCgroup {
   limitMiB?: number
 }
 
-/** The run's one tmpfs at <runDir>/layers, root's alone (the overlay's upper layer and the agent's temporary folders). */
-export async function runMemory(cfg: ServerConfig): Promise<void> {
-  const layers = pathM.join(cfg.runDir as string, 'layers')
-  fs.mkdirSync(layers, { mode: 0o700 })
-  // three quarters of the run's memory: a full tmpfs leaves the commands room to run, and to remove files
-  const size = cfg.memory ? `,size=${Math.max(1024, Math.floor((cfg.memory * 3) / 4 / 1024))}k` : ''
-  await must("the run's memory", cfg.bins.mount, ['-t', 'tmpfs', '-o', `mode=0700,nosuid,nodev${size}`, 'tmpfs', layers])
-}
-
-/**
- * /tmp, /var/tmp, /dev/shm, /run/lock and the run's HOME and TMPDIR: folders of the run's tmpfs bound in place,
- * so that all the agent can write in memory adds up to one limit. Returns the places (mount points to keep writable).
- */
-export async function carveMemory(cfg: ServerConfig, own: { home: string; tmp: string; uid: number; gid: number }): Promise<string[]> {
-  const layers = pathM.join(cfg.runDir as string, 'layers')
-  const places: Array<[string, string, number]> = [
-    ['tmp', '/tmp', 0o1777],
-    ['var-tmp', '/var/tmp', 0o1777],
-    ['shm', '/dev/shm', 0o1777],
-    ['lock', '/run/lock', 0o1777],
-    ['home', own.home, 0o700],
-    ['tmpdir', own.tmp, 0o700]
-  ]
-  const kept: string[] = []
-  for (const [name, at, mode] of places) {
-    if (!fs.existsSync(at)) continue
-    const d = pathM.join(layers, name)
-    fs.mkdirSync(d)
-    fs.chmodSync(d, mode) // mkdir's mode passes through the umask
-    if (mode === 0o700) fs.chownSync(d, own.uid, own.gid)
-    await must(`private ${at}`, cfg.bins.mount, ['--bind', d, at])
-    kept.push(at)
-  }
-  return kept
-}
-
 /**
  * The agent's cgroup at cfg.cgroup (planned by the action, so the post step can remove it), limited to
- * cfg.memory without swap, then bound into a root-only folder of the run: the hierarchy itself becomes
- * read-only in the agent's view, and the server still puts each command in. `keep`: that bind.
+ * cfg.memory without swap, then bound into a root-only folder of the run in the new root `root`: the hierarchy
+ * itself is not in the agent's view, and the server still puts each command in.
  */
-export async function agentCgroup(cfg: ServerConfig): Promise<AgentCgroup & { keep: string[]; note: string }> {
+export async function agentCgroup(cfg: ServerConfig, root: string): Promise<AgentCgroup & { note: string }> {
   const at = cfg.cgroup
   const mib = Math.floor((cfg.memory ?? 0) / 1048576)
   const files = Math.floor(((cfg.memory ?? 0) * 3) / 4 / 1048576)
@@ -87,16 +49,13 @@ export async function agentCgroup(cfg: ServerConfig): Promise<AgentCgroup & { ke
     fs.mkdirSync(at)
     write(pathM.join(at, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(cfg.memory))
     write(pathM.join(at, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes'), v2 ? '0' : String(cfg.memory), true)
-    const hold = pathM.join(cfg.runDir as string, 'cgroup')
-    fs.mkdirSync(hold, { mode: 0o700 })
-    fs.mkdirSync(pathM.join(hold, 'agent'))
-    await must('the memory limit', cfg.bins.mount, ['--bind', at, pathM.join(hold, 'agent')])
-    const bound = pathM.join(hold, 'agent')
+    const bound = pathM.join(cfg.runDir as string, 'cgroup', 'agent')
+    fs.mkdirSync(root + bound, { recursive: true, mode: 0o700 })
+    await must('the memory limit', cfg.bins.mount, ['--bind', at, root + bound])
     return {
       procs: pathM.join(bound, 'cgroup.procs'),
       events: pathM.join(bound, v2 ? 'memory.events' : 'memory.oom_control'),
       limitMiB: mib,
-      keep: [bound],
       note: `the commands and their temporary files may use ${mib} MiB together (the files at most ${files} MiB; a cgroup ${v2 ? 'v2' : 'v1'} of their own)`
     }
   } catch (e) {

@@ -72,8 +72,6 @@ export interface SetUpInfo {
   copyProblem?: string
   /** how the files were handed over, when it was the slow way */
   copyNote?: string
-  /** what of the read-only view could not be made */
-  viewProblems?: string[]
   /** how the commands' memory is bounded */
   memoryNote?: string
   /** network: allowlist: the bridge's port in the namespace and the proxy's socket, or why there is no way out */
@@ -134,12 +132,8 @@ export interface ServerConfig {
   credentialFiles?: string[]
   /** remote URLs to copy into the copy's config (credentials already taken out) */
   remotes?: Array<[string, string]>
-  /** whether the server is pid 1's child in its own namespace (private /proc) */
-  namespaced: boolean
-  /** the runner's private places (its home, RUNNER_TEMP, work folder, installation): hidden from the agent */
-  hide?: string[]
-  /** folders brought back when under a hidden place (the tool cache) */
-  reexpose?: string[]
+  /** the tool folders the view shows read-only beside the system's (the tool cache) */
+  tools?: string[]
   /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
   net?: boolean
   /** bytes of memory the agent's commands and temporary folders may use (the run's tmpfs, its cgroup) */

@@ -12,7 +12,6 @@
 // It is part of the root bundle (dist/trusted/index.js serve, from index.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readlinkSync } from 'node:fs'
-import pathM from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import {
   FRAME,
@@ -27,9 +26,9 @@ import {
 } from './protocol'
 import { killTree, living, pids, signal } from './proc'
 import { quietEnv, run } from './exec'
-import { buildCopy, ensureUser } from './setup'
-import { netBridge, readOnlyView } from './view'
-import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
+import { bindWorkspace, buildCopy, ensureUser } from './setup'
+import { enterView, netBridge, newRoot } from './view'
+import { agentCgroup, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
 import { listUpper } from './upper'
 
 type Ids = { uid: number; gid: number }
@@ -276,24 +275,20 @@ const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
 /** Live processes of this PID namespace other than us and our parent (init), from the private /proc. */
 const others = (): number[] => pids().filter(p => p !== process.pid && p !== 1 && living(p))
 
-/** user mode: the copy, the network's bridge, the run's memory, the read-only view, the process limit. */
+/**
+ * user mode, in order: the run's tmpfs as a new root; what is bound into it from the host (the workspace and its
+ * objects, the agent's cgroup, the proxy's folder); the view entered (view.ts); the copy made in it; the process limit.
+ */
 async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup; upperSnapshot?: Set<string> }> {
-  const copy = await buildCopy(cfg, account)
-  let viewProblems: string[] = []
-  const net = cfg.net ? await netBridge(cfg) : {}
-  let memoryNote = ''
-  let cgroup: AgentCgroup = {}
-  if (cfg.namespaced) {
-    // the temporary folders, home and TMPDIR: of the run's one tmpfs, mount points that stay writable in the view
-    const temps = await carveMemory(cfg, { ...copy, ...account })
-    const { keep, note, ...cg } = await agentCgroup(cfg)
-    cgroup = cg
-    memoryNote = note
-    viewProblems = await readOnlyView(cfg, [copy.workdir, pathM.join(cfg.runDir as string, 'layers'), ...temps, ...keep])
-  }
+  const root = await newRoot(cfg)
+  const idmapNote = await bindWorkspace(cfg, account, root)
+  const { note: memoryNote, ...cgroup } = await agentCgroup(cfg, root)
+  const net = cfg.net ? await netBridge(cfg, root) : {}
+  await enterView(cfg, root)
+  const copy = await buildCopy(cfg, account, idmapNote)
   if (cfg.bins.prlimit && cfg.maxProcesses) {
     // inherited by every command; root (this server) is exempt
     await run(cfg.bins.prlimit, ['--pid', String(process.pid), `--nproc=${cfg.maxProcesses}:${cfg.maxProcesses}`])
   }
-  return { ...copy, ...net, viewProblems, memoryNote, cgroup }
+  return { ...copy, ...net, memoryNote, cgroup }
 }

@@ -4,7 +4,6 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import type { ServerConfig } from './protocol'
 import { firstLine, must, quietEnv, run } from './exec'
-import { runMemory } from './memory'
 import { cleanConfig } from './gitconfig'
 /** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
 const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
@@ -78,134 +77,98 @@ export async function ensureUser(cfg: ServerConfig): Promise<{ uid: number; gid:
 }
 
 /**
- * The agent's copy, built where only root can reach it and handed over when
- * complete: the workspace without its .git, plus a fresh .git that shares the
- * workspace's objects read-only, and no credential at any depth.
+ * Before the view is entered: the workspace at <runDir>/lower of the new root `root` (a root-only folder), shown
+ * as the sandbox user's (an idmapped bind: its owner's ids read as the user's, so no file is handed over one by
+ * one; else a plain bind, and every file is chowned), and its objects read-only at <runDir>/objects. Both leave
+ * the view once the copy is made. Returns how the files were handed over, when it was the slow way.
  */
-export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: number }): Promise<CopyInfo> {
+export async function bindWorkspace(cfg: ServerConfig, account: { uid: number; gid: number }, root: string): Promise<string | undefined> {
+  const b = cfg.bins
+  const lower = pathM.join(root + cfg.runDir, 'lower')
+  fs.mkdirSync(lower, { mode: 0o700 })
+  const ws = fs.realpathSync(cfg.workspace)
+  const st = fs.statSync(ws)
+  const ids = [st.uid, account.uid, st.gid, account.gid].map(String)
+  const r = b.perl ? await run(b.perl, ['-e', IDMAP, ws, lower, ...ids]) : { code: 1, stderr: 'no perl' }
+  if (r.code !== 0) await must('the workspace', b.mount, ['--bind', ws, lower])
+  if (cfg.objects && cfg.baseSha) {
+    // through a read-only overlay on a bind lazily unmounted: the agent's mount table never names the workspace
+    const [held, empty, objects] = ['objects-lower', 'objects-empty', 'objects'].map(n => pathM.join(root + cfg.runDir, n))
+    for (const d of [held, empty, objects]) fs.mkdirSync(d, { mode: d === objects ? 0o755 : 0o700 })
+    await must('share the objects', b.mount, ['--bind', cfg.objects, held])
+    await must('share the objects', b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', objects])
+    await must('share the objects', b.umount, ['-l', held])
+  }
+  return r.code === 0 ? undefined : `the workspace could not be idmapped (${firstLine(r)}): its files were handed over one by one`
+}
+
+/**
+ * The agent's copy, in the view (on the run's tmpfs), handed over when complete: the workspace without its .git
+ * (an overlay on it, else its files copied), plus a fresh .git that shares its objects read-only, and no
+ * credential at any depth. `idmapNote`: the workspace is not idmapped (bindWorkspace).
+ */
+export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: number }, idmapNote?: string): Promise<CopyInfo> {
   const b = cfg.bins
   const runDir = cfg.runDir as string
-  fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
-  const parent = fs.lstatSync(pathM.dirname(runDir))
-  if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0)
-    throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
-  fs.chmodSync(pathM.dirname(runDir), 0o711)
-  fs.mkdirSync(runDir, { mode: 0o700 }) // fails if it exists: never reuse a folder
+  const lower = pathM.join(runDir, 'lower')
   const workdir = pathM.join(runDir, pathM.basename(cfg.workspace) || 'repo')
   const home = pathM.join(runDir, 'home')
   const tmp = pathM.join(runDir, 'tmp')
-  for (const d of [home, tmp]) fs.mkdirSync(d, { mode: 0o700 })
-  if (cfg.namespaced) await runMemory(cfg)
-  const idmap: { note?: string } = {}
-  const why = await overlayCopy(cfg, runDir, workdir, account, idmap)
+  for (const d of [home, tmp, pathM.join(runDir, 'layers')]) fs.mkdirSync(d, { mode: 0o700 })
+  // (the documented case where the files are copied; the layer itself is bound at a neutral path)
+  const why = /[,:\\\s]/.test(cfg.workspace) ? 'the workspace path cannot be a layer' : await overlayCopy(cfg, lower, workdir, !!idmapNote)
   const kind = why === undefined ? 'overlay' : 'copy'
-  let copyProblem = kind === 'copy' ? await plainCopy(cfg, workdir) : undefined
+  let copyProblem = kind === 'copy' ? await plainCopy(cfg, lower, workdir) : undefined
   if (kind === 'copy') for (const rel of withheld(cfg, workdir)) fs.rmSync(pathM.join(workdir, rel), { force: true })
   // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
   await stripNested(cfg, workdir)
   await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
-  const { startTree, startObjects } = await freshGit(cfg, runDir, workdir, kind === 'overlay' && !!b.find).catch((e: Error) => {
+  const { startTree, startObjects } = await freshGit(cfg, lower, workdir, kind === 'overlay' && !!b.find).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
     return { startTree: '', startObjects: '' }
   })
-  // no-follow, descriptor-relative (GNU chown -R -P), while nobody but root can reach the folder; on an overlay a
-  // path something else removes from the workspace meanwhile is no failure
-  // with the workspace idmapped to the sandbox user, only what set-up wrote in the upper layer is handed over
+  // the workspace leaves the view (an overlay keeps its own clone of the layer)
+  await must('the workspace out of the view', b.umount, ['-l', lower])
+  // no-follow, descriptor-relative (GNU chown -R -P); on an overlay a path something else removes from the
+  // workspace meanwhile is no failure. With the workspace idmapped, only what set-up wrote in the upper layer.
   const list = ['-P', pathM.join(runDir, 'layers', 'upper'), '-mindepth', '1', '!', '-type', 'c', '-printf', '%P\\0']
-  const fresh = kind === 'overlay' && !idmap.note ? (await must('hand the copy over', b.find, list)).toString().split('\0') : undefined
+  const fresh = kind === 'overlay' && !idmapNote ? (await must('hand the copy over', b.find, list)).toString().split('\0') : undefined
   const to = [workdir, home, tmp, ...(fresh ?? []).filter(Boolean).map(p => pathM.join(workdir, p))]
   const own = await run(b.chown, [...(fresh ? ['-h'] : ['-R', '-P']), `${account.uid}:${account.gid}`, '--', ...to])
   const failed = own.stderr.split('\n').filter(l => l.trim() && !(kind === 'overlay' && /No such file or directory/.test(l)))
   if (own.code !== 0 && (failed.length || kind !== 'overlay')) throw new Error(`hand the copy over: ${failed[0] ?? `exit ${own.code}`}`)
-  fs.chmodSync(runDir, 0o711)
   // the hand-back compares only what the agent wrote: the upper layer's entries that set-up did not leave so
   const upper = kind === 'overlay' && b.find ? pathM.join(runDir, 'layers', 'upper') : undefined
   const upperSnapshot = upper ? await snapshotUpper(b.find, upper).catch(() => undefined) : undefined
-  const copyNote = kind === 'overlay' ? idmap.note : undefined
+  const copyNote = kind === 'overlay' ? idmapNote : undefined
   return { workdir, home, tmp, startTree, startObjects, kind, copyProblem, copyNote, ...(upperSnapshot ? { upper, upperSnapshot } : {}) }
 }
 
 /**
- * The copy as an overlay (in the server's own mount namespace, gone with it):
- * the workspace is the read-only lower layer; the upper layer, where the
- * agent's changes land, is on the run's tmpfs, which only root can reach directly. With
- * metacopy, handing the files over (chown) copies up their metadata only,
- * never their data; on tmpfs that costs a fraction of what it costs on disk
- * (about 2 KB of memory a file), and what the agent writes (in memory, swapped
- * like any tmpfs) vanishes with the namespace. Returns why not, when it cannot
- * be (then the files are copied).
+ * The copy as an overlay: the workspace (at `lower`) is the read-only lower layer; the upper layer, where the
+ * agent's changes land, is a root-only folder of the run's tmpfs. With metacopy (`metacopy`: the files are
+ * chowned one by one), handing the files over copies up their metadata only, never their data. Returns why not,
+ * when it cannot be (then the files are copied).
  */
-export async function overlayCopy(
-  cfg: ServerConfig,
-  runDir: string,
-  workdir: string,
-  account: { uid: number; gid: number },
-  idmap: { note?: string }
-): Promise<string | undefined> {
+export async function overlayCopy(cfg: ServerConfig, lower: string, workdir: string, metacopy: boolean): Promise<string | undefined> {
   const b = cfg.bins
-  if (!cfg.namespaced || !b.mknod) return 'no mount namespace'
-  const lower = fs.realpathSync(cfg.workspace)
-  // the mount options are a comma-separated list: such a path cannot be said there
-  if (/[,:\\\s]/.test(lower)) return 'the workspace path cannot be a layer'
-  const layers = pathM.join(runDir, 'layers')
-  const upper = pathM.join(layers, 'upper')
-  const work = pathM.join(layers, 'work')
-  // the lower layer by a neutral name: the overlay's options (in mountinfo) never name the workspace
-  const neutral = pathM.join(runDir, 'lower')
-  // the layers are folders of the run's one tmpfs (runMemory), mounted at `layers`
-  for (const d of [workdir, neutral]) fs.mkdirSync(d, { mode: 0o700 })
-  const steps: Array<() => Promise<{ code: number | null; stderr: string }>> = [
-    async () => {
-      // the workspace shown as the sandbox user's (an idmapped bind: its owner's ids read as the user's), so no file
-      // is handed over one by one; else a plain bind, and every file is chowned (slower, as safe)
-      const ws = fs.statSync(lower)
-      const ids = [ws.uid, account.uid, ws.gid, account.gid].map(String)
-      const r = b.perl && b.find ? await run(b.perl, ['-e', IDMAP, lower, neutral, ...ids]) : { code: 1, stderr: 'no perl or find' }
-      if (r.code === 0) return r
-      idmap.note = `the workspace could not be idmapped (${firstLine(r)}): its files were handed over one by one`
-      return run(b.mount, ['--bind', lower, neutral])
-    },
-    () => upperLayer(cfg, lower, neutral, upper, work),
-    () =>
-      run(b.mount, [
-        '-t',
-        'overlay',
-        '-o',
-        `nosuid,nodev,lowerdir=${neutral},upperdir=${upper},workdir=${work},${idmap.note ? 'metacopy=on' : 'metacopy=off,redirect_dir=off'}`,
-        'overlay',
-        workdir
-      ]),
-    // the overlay keeps its own clone of the layer: the bind goes
-    () => run(b.umount, ['-l', neutral])
-  ]
-  for (const step of steps) {
-    const r = await step()
-    if (r.code === 0) continue
-    if (b.umount) for (const d of [workdir, neutral]) await run(b.umount, [d]) // not mounted: nothing to do
-    try {
-      for (const d of [upper, work]) fs.rmSync(d, { recursive: true, force: true })
-      fs.rmdirSync(workdir)
-      fs.rmdirSync(neutral)
-    } catch (e) {
-      throw new Error(`the overlay could not be made, nor its remains removed: ${(e as Error).message}`)
-    }
-    return (r.stderr.trim() || `exit ${r.code}`).split('\n')[0]
-  }
-  return undefined
+  const upper = pathM.join(cfg.runDir as string, 'layers', 'upper')
+  const work = pathM.join(cfg.runDir as string, 'layers', 'work')
+  fs.mkdirSync(workdir, { mode: 0o700 })
+  const opts = `nosuid,nodev,lowerdir=${lower},upperdir=${upper},workdir=${work},${metacopy ? 'metacopy=on' : 'metacopy=off,redirect_dir=off'}`
+  let r = await upperLayer(cfg, lower, upper, work)
+  if (r.code === 0) r = await run(b.mount, ['-t', 'overlay', '-o', opts, 'overlay', workdir])
+  if (r.code === 0) return undefined
+  for (const d of [upper, work]) fs.rmSync(d, { recursive: true, force: true })
+  return firstLine(r)
 }
 
 /** The upper layer, owned as the copy's root, with whiteouts for the workspace's .git and the files withheld. */
-async function upperLayer(
-  cfg: ServerConfig,
-  lower: string,
-  neutral: string,
-  upper: string,
-  work: string
-): Promise<{ code: number | null; stderr: string }> {
+async function upperLayer(cfg: ServerConfig, lower: string, upper: string, work: string): Promise<{ code: number | null; stderr: string }> {
   const b = cfg.bins
   for (const d of [upper, work]) fs.mkdirSync(d, { mode: 0o700 })
-  const top = fs.statSync(neutral) // the copy's root as the workspace's (as the sandbox user's when idmapped)
+  const top = fs.statSync(lower) // the copy's root as the workspace's (as the sandbox user's when idmapped)
   fs.chownSync(upper, top.uid, top.gid)
   // the workspace's .git is not part of the copy, nor the files withheld (they hold a secret): whiteouts hide them
   for (const rel of withheld(cfg, lower)) {
@@ -213,7 +176,7 @@ async function upperLayer(
     for (let i = 1; i < parts.length; i++) {
       // the parent folders as in the workspace (an upper folder's owner and mode are the merged one's)
       const d = parts.slice(0, i).join('/')
-      const st = fs.statSync(pathM.join(neutral, d))
+      const st = fs.statSync(pathM.join(lower, d))
       fs.mkdirSync(pathM.join(upper, d), { recursive: true })
       fs.chownSync(pathM.join(upper, d), st.uid, st.gid)
       fs.chmodSync(pathM.join(upper, d), st.mode & 0o7777)
@@ -262,19 +225,17 @@ function withheld(cfg: ServerConfig, root: string): string[] {
   return out
 }
 
-/** The copy as files: GNU cp never follows symlinks in the source (-a implies -P); blocks shared where the file system can. */
-export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<string | undefined> {
+/** The copy as files from `lower`: GNU cp never follows symlinks in the source (-a implies -P). */
+export async function plainCopy(cfg: ServerConfig, lower: string, workdir: string): Promise<string | undefined> {
   fs.mkdirSync(workdir, { mode: 0o700 })
-  const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
+  const entries = fs.readdirSync(lower).filter(n => n !== '.git')
   if (!entries.length) return undefined
-  if (cfg.namespaced) {
-    // a device node or setuid file copied from the workspace is of no use to the agent: nodev, nosuid
-    await must('the copy without devices', cfg.bins.mount, ['--bind', workdir, workdir])
-    await must('the copy without devices', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', workdir])
-  }
-  const c = await run(cfg.bins.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
-  // files that vanished or changed while copied (a step still writing) are said, not fatal
-  return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
+  const c = await run(cfg.bins.cp, ['-a', '--', ...entries.map(n => pathM.join(lower, n)), workdir + '/'])
+  // files that vanished or changed while copied (a step still writing) are said, not fatal; no room is fatal
+  if (c.code === 0) return undefined
+  const why = (c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]
+  if (/No space left/.test(c.stderr)) throw new Error(`the copy does not fit in the run's memory (memory-limit): ${why}`)
+  return `the copy may be incomplete: ${why}`
 }
 
 /**
@@ -283,29 +244,31 @@ export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<str
  */
 export async function freshGit(
   cfg: ServerConfig,
-  runDir: string,
+  lower: string,
   workdir: string,
   viaUpper = false
 ): Promise<{ startTree: string; startObjects: string }> {
   const b = cfg.bins
+  const runDir = cfg.runDir as string
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
   const git = (args: string[], env: Record<string, string> = {}) =>
-    must(`git ${args[0]}`, b.git, [...SAFE_GIT, ...args], {
-      cwd: workdir,
-      env: { ...quietEnv, ...env }
-    })
+    must(`git ${args[0]}`, b.git, [...SAFE_GIT, ...args], { cwd: workdir, env: { ...quietEnv, ...env } })
   await git(['init', '-q', '--template=', workdir])
   const dotGit = pathM.join(workdir, '.git')
+  // the workspace's objects, bound read-only before the view was entered (bindWorkspace)
   const shared = pathM.join(runDir, 'objects')
-  const hasShared = !!(cfg.objects && cfg.baseSha && cfg.namespaced)
-  await objectsOf(cfg, runDir, dotGit, hasShared)
+  const hasShared = !!(cfg.objects && cfg.baseSha)
+  if (hasShared) {
+    fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
+    fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
+  }
   for (const [k, v] of cfg.remotes ?? []) await git(['config', '--local', k, v])
   if (cfg.baseSha) {
     fs.writeFileSync(pathM.join(dotGit, 'HEAD'), `${cfg.baseSha}\n`)
     // an overlay shows the workspace's own files: its index (unless split) keeps their stat data, so `git status` need
     // not rehash them; `read-tree -m` keeps it for the entries the commit has. The ownership the copy shows differs
     // from the workspace's (and a chown changes ctime): only size and mtime are checked.
-    if (viaUpper) reuseIndex(cfg, dotGit)
+    if (viaUpper) reuseIndex(lower, dotGit)
     await git(['config', '--local', 'core.checkStat', 'minimal'])
     await git(['config', '--local', 'core.trustctime', 'false'])
     const base = cfg.baseSha
@@ -314,57 +277,28 @@ export async function freshGit(
   if (viaUpper) return { startTree: '', startObjects: '' }
   // The state the agent starts from, to compute its changes against: its objects in a store of root's (readable,
   // not writable, by the agent), never the copy's .git, where the agent could forge the start under its name.
-  const startIndex = pathM.join(runDir, 'start-index')
+  const startIndex = pathM.join(runDir, 'layers', 'start-index')
   const startObjects = pathM.join(runDir, 'start-objects')
   fs.mkdirSync(startObjects, { mode: 0o755 })
   const stores = { GIT_OBJECT_DIRECTORY: startObjects, ...(hasShared ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: shared } : {}) }
-  try {
-    // the copy may be an overlay on the live workspace: a path something else changes while it is read is left
-    // out (exit 1); one that vanishes between git's listing and its reading fails that attempt (128), not five
-    const addAll = () =>
-      run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
-        cwd: workdir,
-        env: { ...quietEnv, ...GIT_MALLOC_ENV, ...stores, GIT_INDEX_FILE: startIndex }
-      })
-    let added = await addAll()
-    for (let i = 0; added.code !== 0 && added.code !== 1 && i < 4; i++) added = await addAll()
-    if (added.code !== 0 && added.code !== 1) throw new Error(`git add: ${added.stderr.trim().split('\n')[0]}`)
-    const startTree = (await git(['write-tree'], { ...stores, GIT_INDEX_FILE: startIndex })).toString().trim()
-    return { startTree, startObjects: [startObjects, ...(hasShared ? [shared] : [])].join(':') }
-  } finally {
-    fs.rmSync(startIndex, { force: true })
-  }
-}
-
-/** The copy's objects: the workspace's shared read-only (namespaced), else copied; none without a base commit. */
-async function objectsOf(cfg: ServerConfig, runDir: string, dotGit: string, hasShared: boolean): Promise<void> {
-  const b = cfg.bins
-  const shared = pathM.join(runDir, 'objects')
-  if (hasShared) {
-    // the workspace's objects, read-only, visible only inside this namespace
-    fs.mkdirSync(shared, { mode: 0o755 })
-    // through a read-only overlay on a neutral bind, lazily unmounted: the mount table never names the workspace
-    const held = pathM.join(runDir, 'objects-lower')
-    const empty = pathM.join(runDir, 'objects-empty')
-    for (const d of [held, empty]) fs.mkdirSync(d, { mode: 0o700 })
-    await must('share the objects', b.mount, ['--bind', cfg.objects as string, held])
-    const ov = await run(b.mount, ['-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${held}:${empty}`, 'overlay', shared])
-    if (ov.code === 0) await must('share the objects', b.umount, ['-l', held])
-    else {
-      await must('share the objects', b.mount, ['--bind', cfg.objects as string, shared])
-      await must('share the objects read-only', b.mount, ['-o', 'remount,bind,ro', shared])
-      await run(b.umount, [held])
-    }
-    fs.mkdirSync(pathM.join(dotGit, 'objects', 'info'), { recursive: true })
-    fs.writeFileSync(pathM.join(dotGit, 'objects', 'info', 'alternates'), `${shared}\n`)
-  } else if (cfg.objects && cfg.baseSha) {
-    await must('copy the objects', b.cp, ['-a', '--reflink=auto', '--', cfg.objects + '/.', pathM.join(dotGit, 'objects') + '/'])
-  }
+  // a path something else changes while it is read is left out (exit 1); one that vanishes between git's
+  // listing and its reading fails that attempt (128), not five
+  const addAll = () =>
+    run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
+      cwd: workdir,
+      env: { ...quietEnv, ...GIT_MALLOC_ENV, ...stores, GIT_INDEX_FILE: startIndex }
+    })
+  let added = await addAll()
+  for (let i = 0; added.code !== 0 && added.code !== 1 && i < 4; i++) added = await addAll()
+  if (added.code !== 0 && added.code !== 1) throw new Error(`git add: ${added.stderr.trim().split('\n')[0]}`)
+  const startTree = (await git(['write-tree'], { ...stores, GIT_INDEX_FILE: startIndex })).toString().trim()
+  fs.rmSync(startIndex, { force: true })
+  return { startTree, startObjects: [startObjects, ...(hasShared ? [shared] : [])].join(':') }
 }
 
 /** The workspace's index in the copy (unless split): its stat data spares the agent's `git status` a rehash. */
-function reuseIndex(cfg: ServerConfig, dotGit: string): void {
-  const wsGit = pathM.join(cfg.workspace, '.git')
+function reuseIndex(lower: string, dotGit: string): void {
+  const wsGit = pathM.join(lower, '.git')
   const wsIndex = pathM.join(wsGit, 'index')
   if (!fs.lstatSync(wsIndex, { throwIfNoEntry: false })?.isFile()) return
   if (fs.readdirSync(wsGit).some(n => n.startsWith('sharedindex.'))) return

@@ -1,120 +1,170 @@
-// The agent's view of the machine (made last, after the copy) and the network namespace's bridge to the
-// run's proxy. Runs as root inside the server's namespaces.
+// The agent's view of the machine: a new root built from what the commands need (SPEC "Sandbox"), then
+// pivot_root into it, so nothing else of the host exists for them (nor for the server's later work).
+// Runs as root in the server's mount namespace (private propagation: unshare's default). Fails closed:
+// a step that fails stops the set-up. The order of the mounts (viewPlan, one pure function):
+//  1. the run's one tmpfs (newRoot): the new root, nosuid, nodev, 3/4 of the run's memory; all the agent
+//     writes (its copy's changes or copied files, home, temp folders) is there, bounded
+//  2. the system's programs, libraries and settings (/usr /bin /sbin /lib* /etc) and the tool cache:
+//     bound with what is mounted below them, then every one of those mounts read-only, nosuid, nodev;
+//     a symlink (a merged /usr) is made as the same symlink
+//  3. /sys (that mount alone: no cgroup tree, no debugfs) read-only; a fresh /proc of the run's PID namespace
+//  4. /dev: null zero full random urandom tty bound one by one, a devpts of its own; /dev/shm, /tmp,
+//     /var/tmp, /run (empty: no host socket), /run/lock as folders of the tmpfs
+//  5. what the run set up before (under root-only folders of <runDir>): the workspace, its objects, the
+//     proxy's socket folder, the agent's cgroup
+//  6. pivot_root, the old root detached
 import fs from 'node:fs'
 import pathM from 'node:path'
 import netM from 'node:net'
 import type { ServerConfig } from './protocol'
-import { firstLine, run } from './exec'
+import { must, run } from './exec'
 
-/** Folders never hidden, whatever the runner's places are. */
-const SYSTEM = [
-  '/',
-  '/usr',
-  '/etc',
-  '/bin',
-  '/sbin',
-  '/lib',
-  '/lib64',
-  '/var',
-  '/opt',
-  '/home',
-  '/tmp',
-  '/proc',
-  '/sys',
-  '/dev',
-  '/run',
-  '/mnt'
-]
+const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc']
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
 
-/** This mount namespace's mount points and their options, from /proc/self/mountinfo. */
-function mountPoints(): Array<{ at: string; opts: string[] }> {
+/** What the plan is made from: the host's facts, read once (hostFacts). */
+export interface HostFacts {
+  /** each system place and tool folder that exists: a symlink's target, or 'dir' */
+  places: Array<[string, string]>
+  /** every mount point of the host (mountinfo order) */
+  mounts: string[]
+  /** the mount points that are noexec */
+  noexec: string[]
+  /** the devices of DEVICES the host has */
+  devices: string[]
+}
+
+/** A step: make a folder (mode), a symlink (target), an empty file, or run mount/pivot_root/umount (argv). */
+export type Step = { dir: string; mode: number } | { link: string; to: string } | { file: string } | { argv: string[] }
+
+/** The view's steps, in order, for the new root `root` (paths below are the view's). */
+export function viewPlan(root: string, facts: HostFacts, bins: Record<string, string>): Step[] {
+  const at = (p: string) => pathM.join(root, p)
+  const under = (p: string, d: string) => p === d || p.startsWith(d + '/')
+  const ro = (m: string) => ['-o', `remount,bind,ro,nosuid,nodev${facts.noexec.includes(m) ? ',noexec' : ''}`, at(m)]
+  const steps: Step[] = []
+  const mount = (...args: string[]) => steps.push({ argv: [bins.mount, ...args] })
+  for (const [p, kind] of facts.places) {
+    if (kind !== 'dir') {
+      steps.push({ link: kind, to: at(p) })
+      continue
+    }
+    steps.push({ dir: at(p), mode: 0o755 })
+    mount('--rbind', p, at(p))
+    for (const m of [p, ...facts.mounts.filter(m => m !== p && under(m, p))]) mount(...ro(m))
+  }
+  for (const [d, mode] of [
+    ['/proc', 0o555],
+    ['/sys', 0o555],
+    ['/dev', 0o755],
+    ['/dev/pts', 0o755],
+    ['/dev/shm', 0o1777],
+    ['/tmp', 0o1777],
+    ['/var', 0o755],
+    ['/var/tmp', 0o1777],
+    ['/run', 0o755],
+    ['/run/lock', 0o1777]
+  ] as const)
+    steps.push({ dir: at(d), mode })
+  mount('--bind', '/sys', at('/sys'))
+  mount('-o', 'remount,bind,ro,nosuid,nodev,noexec', at('/sys'))
+  mount('-t', 'proc', '-o', 'nosuid,nodev,noexec', 'proc', at('/proc'))
+  for (const d of facts.devices) {
+    steps.push({ file: at(`/dev/${d}`) })
+    mount('--bind', `/dev/${d}`, at(`/dev/${d}`))
+  }
+  mount('-t', 'devpts', '-o', 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec', 'devpts', at('/dev/pts'))
+  for (const [l, to] of [
+    ['pts/ptmx', '/dev/ptmx'],
+    ['/proc/self/fd', '/dev/fd'],
+    ['/proc/self/fd/0', '/dev/stdin'],
+    ['/proc/self/fd/1', '/dev/stdout'],
+    ['/proc/self/fd/2', '/dev/stderr']
+  ])
+    steps.push({ link: l, to: at(to) })
+  steps.push({ dir: at('/.old'), mode: 0o700 })
+  steps.push({ argv: [bins.pivot_root, root, at('/.old')] }, { argv: [bins.umount, '-l', '/.old'] })
+  return steps
+}
+
+/** The host's facts for the plan: which system places and `tools` exist (and how), the mount points. */
+export function hostFacts(tools: string[]): HostFacts {
   const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
-  return fs
+  const info = fs
     .readFileSync('/proc/self/mountinfo', 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map(l => {
-      const f = l.split(' ')
-      return { at: unescape(f[4]), opts: f[5].split(',') }
-    })
+    .map(l => l.split(' '))
+  const places: Array<[string, string]> = []
+  for (const p of [...SYSTEM, ...tools.filter(t => pathM.isAbsolute(t)).map(t => fs.realpathSync(t))]) {
+    const st = fs.lstatSync(p, { throwIfNoEntry: false })
+    if (st?.isSymbolicLink()) places.push([p, fs.readlinkSync(p)])
+    else if (st?.isDirectory() && !places.some(([q]) => q === p)) places.push([p, 'dir'])
+  }
+  return {
+    places,
+    mounts: [...new Set(info.map(f => unescape(f[4])))],
+    noexec: info.filter(f => f[5].split(',').includes('noexec')).map(f => unescape(f[4])),
+    devices: DEVICES.filter(d => fs.existsSync(`/dev/${d}`))
+  }
 }
 
 /**
- * The agent's view of the machine, made last: every mount read-only (keeping its nosuid/nodev/noexec), but
- * for `keep` (the copy, the run's home and temp, the private /tmp...); then the runner's private places
- * under an empty read-only tmpfs, the tool cache brought back when it was among them. Returns what failed.
+ * The run's one tmpfs, root's alone, at <runDir>/root of the host (the folder, 0711, and its `net` for the
+ * proxy's socket stay on the host; nothing else of the run is written there): the new root.
  */
-export async function readOnlyView(cfg: ServerConfig, keep: string[]): Promise<string[]> {
-  const b = cfg.bins
-  const problems: string[] = []
-  const under = (p: string, d: string) => p === d || p.startsWith(d === '/' ? '/' : d + '/')
-  const mounts = mountPoints()
-  const runs = pathM.dirname(cfg.runDir as string)
-  const hide = [...new Set((cfg.hide ?? []).filter(p => pathM.isAbsolute(p)).map(p => pathM.resolve(p)))]
-    .filter(p => !SYSTEM.includes(p) && !under(runs, p) && fs.existsSync(p))
-    .filter((p, _, all) => !all.some(q => q !== p && under(p, q)))
-  const tools = (cfg.reexpose ?? []).filter(p => pathM.isAbsolute(p) && hide.some(h => under(p, h)) && fs.existsSync(p))
-  const held: Array<[string, string]> = []
-  for (const [i, p] of tools.entries()) {
-    const hold = pathM.join(cfg.runDir as string, `hold-${i}`)
-    fs.mkdirSync(hold, { mode: 0o700 })
-    if ((await run(b.mount, ['--rbind', p, hold])).code === 0) held.push([p, hold])
+export async function newRoot(cfg: ServerConfig): Promise<string> {
+  const runDir = cfg.runDir as string
+  fs.mkdirSync(pathM.dirname(runDir), { recursive: true, mode: 0o711 })
+  const parent = fs.lstatSync(pathM.dirname(runDir))
+  if (!parent.isDirectory() || parent.uid !== 0 || (parent.mode & 0o022) !== 0)
+    throw new Error(`${pathM.dirname(runDir)} is not a folder only root can write`)
+  fs.mkdirSync(runDir, { mode: 0o711 }) // fails if it exists: never reuse a folder
+  const root = pathM.join(runDir, 'root')
+  fs.mkdirSync(root, { mode: 0o700 })
+  // three quarters of the run's memory: a full tmpfs leaves the commands room to run, and to remove files
+  const size = cfg.memory ? `,size=${Math.max(1024, Math.floor((cfg.memory * 3) / 4 / 1024))}k` : ''
+  await must("the run's memory", cfg.bins.mount, ['-t', 'tmpfs', '-o', `mode=0755,nosuid,nodev${size}`, 'tmpfs', root])
+  // the run's folder in the view: root's, 0711 (the agent enters its copy, home and temp, lists nothing)
+  fs.mkdirSync(root + runDir, { recursive: true, mode: 0o711 })
+  return root
+}
+
+/** The plan carried out in order (the mounts in one bash process: a runner has dozens); the first failure throws. */
+export async function enterView(cfg: ServerConfig, root: string): Promise<void> {
+  const steps = viewPlan(root, hostFacts(cfg.tools ?? []), cfg.bins)
+  const argvs: string[] = []
+  for (const s of steps) {
+    if ('dir' in s) {
+      fs.mkdirSync(s.dir, { recursive: true })
+      fs.chmodSync(s.dir, s.mode) // mkdir's mode passes through the umask
+    } else if ('link' in s) {
+      fs.mkdirSync(pathM.dirname(s.to), { recursive: true })
+      fs.symlinkSync(s.link, s.to)
+    } else if ('file' in s) fs.writeFileSync(s.file, '', { mode: 0o644 })
+    else argvs.push(String(s.argv.length), ...s.argv)
   }
-  const done = new Set<string>()
-  const remounts: Array<[string, string]> = []
-  for (const m of mounts) {
-    if (done.has(m.at) || under(m.at, '/proc') || keep.some(k => m.at === k)) continue
-    done.add(m.at)
-    // a bind remount replaces the per-mount flags: say them again
-    const flags = m.opts.filter(o => ['nosuid', 'nodev', 'noexec', 'noatime', 'nodiratime', 'relatime', 'strictatime'].includes(o))
-    remounts.push([['remount', 'bind', 'ro', ...flags].join(','), m.at])
-  }
-  for (const [at, why] of await mountEach(b, remounts)) if (fs.existsSync(at)) problems.push(`${at} stays writable (${why})`)
-  for (const h of hide) {
-    const r = await run(b.mount, ['-t', 'tmpfs', '-o', 'mode=0755,size=1m,nosuid,nodev,noexec', 'tmpfs', h])
-    if (r.code !== 0) {
-      problems.push(`${h} could not be hidden (${(r.stderr.trim() || `exit ${r.code}`).split('\n')[0]})`)
-      continue
-    }
-    for (const [p, hold] of held) {
-      if (!under(p, h)) continue
-      fs.mkdirSync(p, { recursive: true, mode: 0o755 })
-      await run(b.mount, ['--rbind', hold, p])
-      await run(b.mount, ['-o', 'remount,bind,ro', p])
-    }
-    await run(b.mount, ['-o', 'remount,ro,nosuid,nodev,noexec', h])
-  }
-  for (const [, hold] of held) await run(b.umount, ['-l', hold])
-  return problems
+  const script = 'while [ $# -gt 0 ]; do n=$1; shift; e=$("${@:1:n}" 2>&1) || { echo "${*:1:n}: ${e:-failed}"; exit 1; }; shift "$n"; done'
+  const r = await run(cfg.bins.bash, ['--norc', '--noprofile', '-c', script, 'bash', ...argvs])
+  if (r.code !== 0) throw new Error(`the view could not be made: ${r.stdout.toString().trim().split('\n')[0] || r.stderr.trim()}`)
+  fs.rmdirSync('/.old')
+  process.chdir('/')
 }
 
 /**
- * `mount -o <options> <at>` for each pair, in one bash process rather than one spawn from here per mount (a
- * runner has dozens of mounts; each spawn cost the set-up ~10 ms). The pairs are arguments, never code.
- * Returns where it failed, with the first line of why.
- */
-export async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, string]>): Promise<Array<[string, string]>> {
-  if (!pairs.length) return []
-  const script =
-    'm=$1; shift; while [ $# -gt 1 ]; do e=$("$m" -o "$1" "$2" 2>&1) || printf \'%s\\0%s\\0\' "$2" "${e:-exit $?}"; shift 2; done'
-  const r = await run(b.bash, ['--norc', '--noprofile', '-c', script, 'bash', b.mount, ...pairs.flat()])
-  if (r.code !== 0) return pairs.map(([, at]) => [at, firstLine(r)])
-  const out = r.stdout.toString().split('\0')
-  const failed: Array<[string, string]> = []
-  for (let i = 0; i + 1 < out.length; i += 2) failed.push([out[i], out[i + 1].trim().split('\n')[0] || 'failed'])
-  return failed
-}
-
-/**
- * In the run's own network namespace (nothing but loopback, and that down):
- * loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and
- * [::1]:<port> to the proxy's UNIX socket in a folder of root's (the proxy,
- * outside the namespace, binds it). No parsing here. Without `ip` the
+ * The network namespace's bridge (network: allowlist; nothing but loopback, and that down): loopback up, and a
+ * byte-for-byte bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket in <runDir>/net of the
+ * host (the proxy, outside the namespace, binds it), bound into the view. No parsing here. Without `ip` the
  * namespace stays without any network: closed, and said.
  */
-export async function netBridge(cfg: ServerConfig): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
+export async function netBridge(
+  cfg: ServerConfig,
+  root: string
+): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
   const dir = pathM.join(cfg.runDir as string, 'net')
   fs.mkdirSync(dir, { mode: 0o711 })
+  fs.mkdirSync(root + dir, { mode: 0o711 })
+  await must('the proxy folder', cfg.bins.mount, ['--bind', dir, root + dir])
   const socket = pathM.join(dir, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
   const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
