@@ -222,7 +222,11 @@ describe.each(KINDS)('another uid and a running run ($name)', kind => {
       const hold = `7${hex(3).replace(/\D/g, '1')}.${process.pid}`
       const marks = `echo ${written} > mine.txt; echo ${written} > "$HOME/mine.txt"; echo ${written} > /tmp/mine.txt; echo ${written} > "$TMPDIR/mine.txt"
       cat tracked.txt .env draft.txt > /dev/null; git status --short > /dev/null; sleep ${hold}; echo held`
-      const running = agent([bash(marks), text('Done.')], userRun(kind, { workspace: ws }))
+      // the command may hold the run for as long as the look takes (ended by the test)
+      const running = agent([bash(marks), text('Done.')], {
+        ...userRun(kind, { workspace: ws, inputs: { 'command-timeout': '1800' } }),
+        timeoutMs: 1_800_000
+      })
       const held = await until(() => sleepers(hold).length > 0, running, 300_000)
       let out = ''
       try {
@@ -233,6 +237,8 @@ describe.each(KINDS)('another uid and a running run ($name)', kind => {
           { cwd: '/', env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, maxBuffer: 512 * 1024 * 1024, timeout: 900_000 }
         ).catch((e: { stdout?: string; stderr?: string; message: string }) => ({ stdout: e.stdout ?? e.message, stderr: e.stderr ?? '' }))
         out = r.stdout + r.stderr
+        // the run was there all along: its command still held when the look ended
+        expect(sleepers(hold).length).toBeGreaterThan(0)
       } finally {
         end(sleepers(hold))
       }
@@ -243,7 +249,7 @@ describe.each(KINDS)('another uid and a running run ($name)', kind => {
       const found = out.split('\n').filter(l => canaries.some(c => l.includes(c)))
       expect(found).toEqual([])
     },
-    1_200_000
+    2_000_000
   )
 })
 
