@@ -231,11 +231,24 @@ describe.each(KINDS)('another uid and a running run ($name)', kind => {
       let out = ''
       try {
         expect(held).toBe(true)
-        const r = await execFileP(
+        // as root (or through sudo), become uid 65534 with no groups: a plain local user
+        const [cmd, args] = rootArgv([
           'setpriv',
-          ['--reuid=65534', '--regid=65534', '--clear-groups', 'bash', '-c', NOBODY, 'nobody', ...canaries],
-          { cwd: '/', env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, maxBuffer: 512 * 1024 * 1024, timeout: 900_000 }
-        ).catch((e: { stdout?: string; stderr?: string; message: string }) => ({ stdout: e.stdout ?? e.message, stderr: e.stderr ?? '' }))
+          '--reuid=65534',
+          '--regid=65534',
+          '--clear-groups',
+          'bash',
+          '-c',
+          NOBODY,
+          'nobody',
+          ...canaries
+        ])
+        const r = await execFileP(cmd, args, {
+          cwd: '/',
+          env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+          maxBuffer: 512 * 1024 * 1024,
+          timeout: 900_000
+        }).catch((e: { stdout?: string; stderr?: string; message: string }) => ({ stdout: e.stdout ?? e.message, stderr: e.stderr ?? '' }))
         out = r.stdout + r.stderr
         // the run was there all along: its command still held when the look ended
         expect(sleepers(hold).length).toBeGreaterThan(0)
