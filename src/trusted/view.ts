@@ -96,7 +96,10 @@ export function hostFacts(tools: string[]): HostFacts {
     .filter(Boolean)
     .map(l => l.split(' '))
   const places: Array<[string, string]> = []
-  for (const p of [...SYSTEM, ...tools.filter(t => pathM.isAbsolute(t)).map(t => fs.realpathSync(t))]) {
+  // a tool folder under a place the view makes empty (a temp folder) is not shown: those start empty
+  const empty = (t: string) => ['/tmp', '/var/tmp', '/dev', '/run', '/proc', '/sys'].some(d => t === d || t.startsWith(d + '/'))
+  const shown = tools.filter(t => pathM.isAbsolute(t) && fs.existsSync(t)).map(t => fs.realpathSync(t))
+  for (const p of [...SYSTEM, ...shown.filter(t => !empty(t))]) {
     const st = fs.lstatSync(p, { throwIfNoEntry: false })
     if (st?.isSymbolicLink()) places.push([p, fs.readlinkSync(p)])
     else if (st?.isDirectory() && !places.some(([q]) => q === p)) places.push([p, 'dir'])
