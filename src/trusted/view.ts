@@ -21,6 +21,10 @@ import { must, run } from './exec'
 
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc']
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
+/** The view's own folders and their modes; its links in /dev and their targets (pairs of words). */
+const FOLDERS = '/proc 555 /sys 555 /dev 755 /dev/pts 755 /dev/shm 1777 /tmp 1777 /var 755 /var/tmp 1777 /run 755 /run/lock 1777'
+const LINKS = 'pts/ptmx /dev/ptmx /proc/self/fd /dev/fd /proc/self/fd/0 /dev/stdin /proc/self/fd/1 /dev/stdout /proc/self/fd/2 /dev/stderr'
+const pairs = (words: string): Array<[string, string]> => words.split(' ').flatMap((w, i, all) => (i % 2 ? [] : [[w, all[i + 1]]]))
 
 /** What the plan is made from: the host's facts, read once (hostFacts). */
 export interface HostFacts {
@@ -53,19 +57,7 @@ export function viewPlan(root: string, facts: HostFacts, bins: Record<string, st
     mount('--rbind', p, at(p))
     for (const m of [p, ...facts.mounts.filter(m => m !== p && under(m, p))]) mount(...ro(m))
   }
-  for (const [d, mode] of [
-    ['/proc', 0o555],
-    ['/sys', 0o555],
-    ['/dev', 0o755],
-    ['/dev/pts', 0o755],
-    ['/dev/shm', 0o1777],
-    ['/tmp', 0o1777],
-    ['/var', 0o755],
-    ['/var/tmp', 0o1777],
-    ['/run', 0o755],
-    ['/run/lock', 0o1777]
-  ] as const)
-    steps.push({ dir: at(d), mode })
+  for (const [d, mode] of pairs(FOLDERS)) steps.push({ dir: at(d), mode: parseInt(mode, 8) })
   mount('--bind', '/sys', at('/sys'))
   mount('-o', 'remount,bind,ro,nosuid,nodev,noexec', at('/sys'))
   mount('-t', 'proc', '-o', 'nosuid,nodev,noexec', 'proc', at('/proc'))
@@ -74,14 +66,7 @@ export function viewPlan(root: string, facts: HostFacts, bins: Record<string, st
     mount('--bind', `/dev/${d}`, at(`/dev/${d}`))
   }
   mount('-t', 'devpts', '-o', 'newinstance,ptmxmode=0666,mode=0620,nosuid,noexec', 'devpts', at('/dev/pts'))
-  for (const [l, to] of [
-    ['pts/ptmx', '/dev/ptmx'],
-    ['/proc/self/fd', '/dev/fd'],
-    ['/proc/self/fd/0', '/dev/stdin'],
-    ['/proc/self/fd/1', '/dev/stdout'],
-    ['/proc/self/fd/2', '/dev/stderr']
-  ])
-    steps.push({ link: l, to: at(to) })
+  for (const [l, to] of pairs(LINKS)) steps.push({ link: l, to: at(to) })
   steps.push({ dir: at('/.old'), mode: 0o700 })
   steps.push({ argv: [bins.pivot_root, root, at('/.old')] }, { argv: [bins.umount, '-l', '/.old'] })
   return steps
@@ -92,8 +77,8 @@ export function hostFacts(tools: string[]): HostFacts {
   const unescape = (s: string) => s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)))
   const info = fs
     .readFileSync('/proc/self/mountinfo', 'utf8')
+    .trim()
     .split('\n')
-    .filter(Boolean)
     .map(l => l.split(' '))
   const places: Array<[string, string]> = []
   // a tool folder under a place the view makes empty (a temp folder) is not shown: those start empty
