@@ -280,7 +280,7 @@ const others = (): number[] => pids().filter(p => p !== process.pid && p !== 1 &
 async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & { cgroup: AgentCgroup; upperSnapshot?: Set<string> }> {
   const copy = await buildCopy(cfg, account)
   let viewProblems: string[] = []
-  const net = cfg.net ? await netBridge(cfg) : {}
+  const net = cfg.net ? await netBridge(cfg, account) : {}
   let memoryNote = ''
   let cgroup: AgentCgroup = {}
   if (cfg.namespaced) {

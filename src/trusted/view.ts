@@ -106,15 +106,20 @@ export async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, s
 }
 
 /**
- * In the run's own network namespace (nothing but loopback, and that down):
- * loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and
- * [::1]:<port> to the proxy's UNIX socket in a folder of root's (the proxy,
- * outside the namespace, binds it). No parsing here. Without `ip` the
- * namespace stays without any network: closed, and said.
+ * In the run's own network namespace (nothing but loopback, and that down): loopback up, and a byte-for-byte
+ * bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket (no parsing here). The proxy runs
+ * outside the namespace as the run's uid, never root, so its folder `<runDir>/net` is that uid's, 0700: the
+ * agent (same uid) cannot reach it (its view is a new root without the host's run folder, whose parent is
+ * root's 0711 anyway), nor see the proxy (PID namespace); no other uid can enter it. Without `ip` the namespace
+ * stays without any network: closed, and said.
  */
-export async function netBridge(cfg: ServerConfig): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
+export async function netBridge(
+  cfg: ServerConfig,
+  account: { uid: number; gid: number }
+): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
   const dir = pathM.join(cfg.runDir as string, 'net')
-  fs.mkdirSync(dir, { mode: 0o711 })
+  fs.mkdirSync(dir, { mode: 0o700 })
+  fs.chownSync(dir, account.uid, account.gid)
   const socket = pathM.join(dir, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
   const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
