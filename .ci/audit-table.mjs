@@ -5,8 +5,9 @@
 //   node .ci/audit-table.mjs           # rewrites the table between the markers
 //   node .ci/audit-table.mjs --check   # exits 1 when the page differs
 //
-// Every file of src/trusted/ (all that runs as root) is listed; then the few action-side files the
-// security claims rest on. A file missing here but present in src/trusted/ gets "(undescribed)".
+// Every file of src/trusted/ (all that runs as root) is listed; then the proxy's (as the run's user) and
+// the few action-side files the security claims rest on. A file missing here but present in src/trusted/
+// gets "(undescribed)".
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,7 +17,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const PAGE = join(ROOT, 'docs', 'security.md')
 
 const ROOT_FILES = {
-  'src/trusted/index.ts': "the root bundle's entry: `serve`, `proxy`, `recover`",
+  'src/trusted/index.ts': "the root bundle's entry: `serve`, `recover`",
   'src/trusted/server.ts': "reads requests, spawns each command as the run's user, kills at the end",
   'src/trusted/setup.ts': 'the user, the copy, its `.git`, the read-only view, the network bridge',
   'src/trusted/memory.ts': "the run's tmpfs, the cgroup (never under the action's own), its OOM count",
@@ -25,10 +26,13 @@ const ROOT_FILES = {
   'src/trusted/recover.ts': 'the recovery helper: kills what is left, removes folder, cgroup and user',
   'src/trusted/exec.ts': 'how the server runs its helper programs: a quiet environment',
   'src/trusted/protocol.ts': 'what the server and the action say to each other',
-  'src/trusted/proc.ts': "the walks over `/proc`: the namespace's members, killing them",
-  'src/trusted/proxy-main.ts': "the proxy's entry: binds as root, then drops to the run's user for good",
-  'src/trusted/proxy.ts': "HTTP and `CONNECT` to the allowed hosts only (as the run's user)",
-  'src/trusted/allowlist.ts': 'what `allowed-domains` allows, and the addresses never reached'
+  'src/trusted/proc.ts': "the walks over `/proc`: the namespace's members, killing them"
+}
+/** The proxy: a bundle of its own (dist/proxy/), started as the run's uid, never root; it parses what the agent sends. */
+const PROXY_FILES = {
+  'src/network/proxy-main.ts': "the proxy's entry: refuses root, binds its socket in the run's `net` folder",
+  'src/network/proxy.ts': 'HTTP and `CONNECT` to the allowed hosts only',
+  'src/network/allowlist.ts': 'what `allowed-domains` allows, and the addresses never reached'
 }
 const ACTION_FILES = {
   'src/sandbox/index.ts': 'set-up and release: what the server is told, fail closed, the state saved first',
@@ -39,7 +43,7 @@ const ACTION_FILES = {
   'src/sandbox/secret-files.ts': "workspace files holding a known secret: never in the agent's copy",
   'src/environments/sandboxed.ts': 'each command through the server, stopping every process, release',
   'src/environments/plain.ts': '`sandbox: none`: plain local execution, said uncontained',
-  'src/network/launch.ts': 'starts the proxy as root (a clean environment), counts, stops it',
+  'src/network/launch.ts': "starts the proxy as the run's uid (setpriv, a clean environment), counts, stops it",
   'src/changes/checks.ts': "the patch's checks: secrets, limits, shapes",
   'src/changes/tree-checks.ts': 'symlinks resolved over the final tree, case collisions, PATH folders',
   'src/report/redact.ts': 'the one redaction choke point: every known secret in every form',
@@ -55,6 +59,7 @@ export async function auditSection() {
     .sort((a, b) => Object.keys(ROOT_FILES).indexOf(a) - Object.keys(ROOT_FILES).indexOf(b))
   const rows = [
     ...trusted.map(f => [f, 'root', ROOT_FILES[f] ?? '(undescribed)']),
+    ...Object.entries(PROXY_FILES).map(([f, what]) => [f, "run's user", what]),
     ...Object.entries(ACTION_FILES).map(([f, what]) => [f, 'runner user', what])
   ]
   const rootTotal = trusted.reduce((n, f) => n + lines(f), 0)
@@ -67,7 +72,9 @@ export async function auditSection() {
   return [
     `Everything that runs as root is one folder, \`src/trusted/\` (${trusted.length} files, ${rootTotal} lines), built into`,
     'one bundle (`dist/trusted/index.js`) that imports only `node:` built-ins and that folder',
-    '(`__tests__/trusted.test.ts`). The security claims also rest on the action-side files below. In all:',
+    "(`__tests__/trusted.test.ts`). The run's proxy, which parses what the agent sends, is a bundle of its own",
+    "(`dist/proxy/index.js`) that runs as the run's uid, never root. The security claims also rest on it and on",
+    'the action-side files below. In all:',
     `${rows.length} files, ${total} lines. The counts are written by \`npm run docs\` and checked by \`__tests__/audit.test.ts\`.`,
     '',
     table

@@ -1,6 +1,6 @@
 // The allowed-domains input: what it accepts, what it refuses, and what a host matches.
 import { describe, expect, test } from '@jest/globals'
-import { forbiddenAddress, hostOf, ipListed, isAllowed, lineFor, parseAllowedDomains, entryText } from '../src/trusted/allowlist'
+import { forbiddenAddress, hostOf, ipListed, isAllowed, lineFor, parseAllowedDomains, entryText } from '../src/network/allowlist'
 import { readSettings, SettingsError } from '../src/settings'
 import { expandPresets, parseAllowedInput, PRESETS } from '../src/network/presets'
 import { readFileSync } from 'node:fs'

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
-import { createProxy, type ProxyEvent } from '../src/trusted/proxy'
-import { parseAllowedDomains } from '../src/trusted/allowlist'
+import { createProxy, type ProxyEvent } from '../src/network/proxy'
+import { parseAllowedDomains } from '../src/network/allowlist'
 import { expandPresets, PRESETS } from '../src/network/presets'
 
 let hits = 0

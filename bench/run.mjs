@@ -31,7 +31,7 @@
 //                   released; skipped without 3 GiB free), and the per-command overhead in
 //                   `sandbox: user` and `none`: median time from the model's answer to the next request
 //                   over 60 turns of `true` (the command server's pipe, no program spawned but bash)
-//   proxy           the run's proxy (src/trusted/proxy.ts, in this process) between a client and a
+//   proxy           the run's proxy (src/network/proxy.ts, in this process) between a client and a
 //                   local HTTP server: median added latency of one fetch over 300 (keep-alive off on
 //                   both paths, so each goes through a fresh connection, as a command's would)
 //   workspace       (bench/workspace.mjs) the first turn and the end of a one-line fix in a big workspace
@@ -486,8 +486,8 @@ async function cacheRatio() {
 
 /** The proxy's added latency for one local fetch: direct vs through the proxy. */
 async function proxyLatency() {
-  const { createProxy } = await import('../src/trusted/proxy.ts')
-  const { parseAllowedDomains } = await import('../src/trusted/allowlist.ts')
+  const { createProxy } = await import('../src/network/proxy.ts')
+  const { parseAllowedDomains } = await import('../src/network/allowlist.ts')
   const target = http.createServer((_req, res) => res.end('ok'))
   const proxy = createProxy({ allow: parseAllowedDomains('127.0.0.1'), onEvent: () => undefined })
   const listen = s => new Promise(r => s.listen(0, '127.0.0.1', () => r(s.address().port)))

@@ -1,9 +1,12 @@
-// The action's side of the proxy: starts it (root only to bind its socket,
-// then the sandbox user; a clean environment: no token, no key, no INPUT_*),
-// counts what it reports, logs each refusal, and stops it at release.
+// The action's side of the proxy: starts it as the run's uid and gid from its
+// first instruction (setpriv, never root: it parses what the agent sends), with a
+// clean environment (no token, no key, no INPUT_*), counts what it reports, logs
+// each refusal, and stops it at release.
 import { spawn } from 'node:child_process'
+import { statSync } from 'node:fs'
+import path from 'node:path'
 import { asRootArgv, serverBundle, trustedFile, type Privilege } from '../sandbox/privilege'
-import type { ProxyEvent } from '../trusted/proxy'
+import type { ProxyEvent } from './proxy'
 import { expandPresets, PRESETS } from './presets'
 
 /** What the report says about the network. */
@@ -29,13 +32,43 @@ export interface ProxyProcess {
   stop(): Promise<void>
 }
 
-/** The proxy's program: the root bundle beside the action (dist/trusted/index.js), when nobody but root or us could have changed it. */
+/** The proxy's program: its bundle beside the action (dist/proxy/index.js), when nobody but root or us could have changed it. */
 export function proxySource(avoid?: string): string | undefined {
   try {
-    return trustedFile(serverBundle(), avoid)
+    return trustedFile(path.join(path.dirname(path.dirname(serverBundle())), 'proxy', 'index.js'), avoid)
   } catch {
     return undefined
   }
+}
+
+/**
+ * Why a uid that is neither the owner nor in the group of any folder (the run's fresh user) could not run
+ * `file` (`bit` 1: execute it, 4: read it), or undefined: every folder above needs others' x.
+ */
+export function closedToOthers(file: string, bit: 1 | 4): string | undefined {
+  try {
+    if ((statSync(file).mode & bit) === 0) return `${file} is not ${bit === 1 ? 'executable' : 'readable'} by others`
+    for (let d = path.dirname(file); ; d = path.dirname(d)) {
+      if ((statSync(d).mode & 1) === 0) return `${d} is closed to other users`
+      if (d === path.dirname(d)) return undefined
+    }
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
+/** The argv that starts the proxy as `uid`:`gid`, no groups, no new privileges, from its first instruction (as root through sudo when we are not). */
+export function proxyArgv(o: {
+  priv: Privilege
+  setpriv: string
+  node: string
+  source: string
+  uid: number
+  gid: number
+  config: string
+}): string[] {
+  const drop = [o.setpriv, `--reuid=${o.uid}`, `--regid=${o.gid}`, '--clear-groups', '--no-new-privs', '--']
+  return asRootArgv(o.priv, [...drop, o.node, o.source, o.config])
 }
 
 /** The tally of what the proxy reported, bounded; refusals are logged (the first MAX_LOGGED). */
@@ -97,8 +130,10 @@ function onJsonLines<T>(stream: NodeJS.ReadableStream | null, fn: (value: T) => 
   })
 }
 
-export function startProxyProcess(o: {
+export interface ProxyStart {
   priv: Privilege
+  /** setpriv (util-linux), found as a trusted system program */
+  setpriv: string
   node: string
   source: string
   socket: string
@@ -106,13 +141,25 @@ export function startProxyProcess(o: {
   gid: number
   allowed: string[]
   log: (m: string) => void
-}): Promise<ProxyProcess> {
+}
+
+export function startProxyProcess(o: ProxyStart): Promise<ProxyProcess> {
+  // it runs as the run's fresh user: node and its bundle must be reachable by others, or it is said why not
+  const closed = closedToOthers(o.node, 1) ?? closedToOthers(o.source, 4)
+  if (!closed) return spawnProxy(o)
+  const problem = `the proxy could not start as the run's user (${closed}), so the commands had no network at all`
+  o.log(`Network: ${problem}.`)
+  const report = new Tally(o.log).report(problem)
+  return Promise.resolve({ report: () => report, stop: () => Promise.resolve() })
+}
+
+function spawnProxy(o: ProxyStart): Promise<ProxyProcess> {
   const tally = new Tally(o.log)
   let problem: string | undefined
   let stopping = false
   // presets reach the proxy as plain host entries; their names only to name a refused host's preset
-  const cfg = JSON.stringify({ socket: o.socket, uid: o.uid, gid: o.gid, allowed: expandPresets(o.allowed), presets: PRESETS })
-  const argv = asRootArgv(o.priv, [o.node, o.source, 'proxy', cfg])
+  const config = JSON.stringify({ socket: o.socket, uid: o.uid, allowed: expandPresets(o.allowed), presets: PRESETS })
+  const argv = proxyArgv({ ...o, config })
   const child = spawn(argv[0], argv.slice(1), { cwd: '/', stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin', LANG: 'C' } })
   child.stdin?.on('error', () => undefined)
   const exited = new Promise<void>(r => child.on('close', () => r()))

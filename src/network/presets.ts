@@ -4,7 +4,7 @@
 // proxy gets host names, and the names of the presets only to say which one a
 // refused host belongs to. A wildcard never reaches past the ecosystem's own
 // domains. docs/network.md lists them (a test keeps the two equal).
-import { entryText, parseEntry } from '../trusted/allowlist'
+import { entryText, parseEntry } from './allowlist'
 
 export const PRESETS: Readonly<Record<string, readonly string[]>> = {
   // git over HTTPS, the API, release and raw downloads, LFS

@@ -178,7 +178,8 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     'ip',
     'find',
     'perl',
-    'pivot_root'
+    'pivot_root',
+    'setpriv'
   ]) {
     const p = find(name)
     if (p) bins[name] = p
@@ -335,8 +336,10 @@ async function networkOf(
   const source = proxySource(realpathOr(host.opts.workspace))
   if (!source)
     return closed("the proxy's program was not found beside the action (or others could change it), so the commands had no network at all")
+  if (!host.bins.setpriv)
+    return closed("setpriv (util-linux), which starts the proxy as the run's user, was not found: the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, node: host.node, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, setpriv: host.bins.setpriv, node: host.node, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(

@@ -79,7 +79,7 @@ export function trustedDir(dir: string): boolean {
 }
 
 /**
- * The one bundle that runs as root (src/trusted/: the command server, the proxy, recovery) beside the
+ * The one bundle that runs as root (src/trusted/: the command server, recovery) beside the
  * running action: dist/trusted/index.js next to dist/index.js (from src/, as in the tests, the built one of
  * this checkout).
  */

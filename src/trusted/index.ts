@@ -1,21 +1,17 @@
 // The one bundle that runs as root (dist/trusted/index.js), from the action's
 // own folder once it and the node running it passed the trusted-file check
 // (src/sandbox/privilege.ts). Everything it runs is in this folder, importing
-// only `node:` built-ins (__tests__/trusted.test.ts keeps that true):
+// only `node:` built-ins (__tests__/trusted.test.ts keeps that true). The run's
+// proxy is not here: it never runs as root (dist/proxy/, src/network/).
 //   serve <key>      the command server of one run (protocol.ts); `key` marks it as the run's
-//   proxy <config>   the run's proxy: binds its socket as root, then drops to the run's user
 //   recover <ns> <dir> <rm> <key> <user> <userdel> <cgroup>   what is left of a run, removed
 import { commandServer } from './server'
 import { recoverRun } from './recover'
-import { serveProxy } from './proxy-main'
 
 const [what, ...args] = process.argv.slice(2)
 if (what === 'serve') commandServer()
-else if (what === 'proxy') serveProxy(args[args.length - 1])
 else if (what === 'recover') recoverRun(args)
 else {
-  process.stderr.write(
-    'usage: node dist/trusted/index.js serve <key> | proxy <config> | recover <ns> <dir> <rm> <key> <user> <userdel> <cgroup>\n'
-  )
+  process.stderr.write('usage: node dist/trusted/index.js serve <key> | recover <ns> <dir> <rm> <key> <user> <userdel> <cgroup>\n')
   process.exitCode = 2
 }

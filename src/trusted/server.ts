@@ -283,7 +283,7 @@ async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & {
   const root = await newRoot(cfg)
   const idmapNote = await bindWorkspace(cfg, account, root)
   const { note: memoryNote, ...cgroup } = await agentCgroup(cfg, root)
-  const net = cfg.net ? await netBridge(cfg, root) : {}
+  const net = cfg.net ? await netBridge(cfg, root, account) : {}
   await enterView(cfg, root)
   const copy = await buildCopy(cfg, account, idmapNote)
   if (cfg.bins.prlimit && cfg.maxProcesses) {

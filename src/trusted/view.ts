@@ -140,18 +140,21 @@ export async function enterView(cfg: ServerConfig, root: string): Promise<void> 
 }
 
 /**
- * The network namespace's bridge (network: allowlist; nothing but loopback, and that down): loopback up, and a
- * byte-for-byte bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket in <runDir>/net of the
- * host (the proxy, outside the namespace, binds it), bound into the view. No parsing here. Without `ip` the
- * namespace stays without any network: closed, and said.
+ * In the run's own network namespace (nothing but loopback, and that down): loopback up, and a byte-for-byte
+ * bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket (no parsing here), in the host's
+ * `<runDir>/net`, bound into the view. The proxy runs outside the namespace as the run's uid, never root, so
+ * that folder is that uid's, 0700: the agent (same uid) cannot reach the host's run folder, nor see the proxy
+ * (PID namespace); no other uid can enter it. Without `ip` the namespace has no network at all: closed, and said.
  */
 export async function netBridge(
   cfg: ServerConfig,
-  root: string
+  root: string,
+  account: { uid: number; gid: number }
 ): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
   const dir = pathM.join(cfg.runDir as string, 'net')
-  fs.mkdirSync(dir, { mode: 0o711 })
-  fs.mkdirSync(root + dir, { mode: 0o711 })
+  fs.mkdirSync(dir, { mode: 0o700 })
+  fs.chownSync(dir, account.uid, account.gid)
+  fs.mkdirSync(root + dir, { mode: 0o700 })
   await must('the proxy folder', cfg.bins.mount, ['--bind', dir, root + dir])
   const socket = pathM.join(dir, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
