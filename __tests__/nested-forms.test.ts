@@ -74,37 +74,57 @@ function workspace(kind: Kind) {
     path.join(ws, 'deps', 'c', '.git', 'config'),
     `[core]\n\trepositoryformatversion = 0\n[include]\n\tpath = ../creds.config\n`
   )
-  // keys no denylist knows (issue 37): gitlab.token, sendemail.smtppass, npm.token, and a credential.helper;
-  // the copy's configs keep only what is known to be harmless. (The store file such a helper names is not
-  // yet left out of the copy: to do.)
-  Object.assign(secrets, { gitlab: `Gl${alnum(30)}`, smtp: `Sm${alnum(30)}`, npm: `Np${alnum(30)}` })
+  // keys no denylist knows (issue 37): gitlab.token, sendemail.smtppass, npm.token, and a credential.helper,
+  // in a checkout's config, its config.worktree and a bare repository's; the copy's configs keep only what is
+  // known to be harmless. The store file the helper names and a `.git-credentials` are not in the copy at all.
+  const mark = (p: string) => `${MARK}${p}${alnum(28)}`
+  Object.assign(secrets, { gitlab: mark('Gl'), smtp: mark('Sm'), npm: mark('Np'), tree: mark('Wt'), bare: mark('Br') })
+  Object.assign(secrets, { store: mark('St'), dotCreds: mark('Dc') })
   repo(path.join(ws, 'deps', 'd'))
   const store = path.join(ws, 'deps', 'd', '.git', 'creds-store')
   writeFileSync(
     path.join(ws, 'deps', 'd', '.git', 'config'),
     `[core]\n\trepositoryformatversion = 0\n[gitlab]\n\ttoken = ${secrets.gitlab}\n[sendemail]\n\tsmtppass = ${secrets.smtp}\n` +
-      `[npm]\n\ttoken = ${secrets.npm}\n[credential]\n\thelper = store --file=${store}\n`
+      `[npm]\n\ttoken = ${secrets.npm}\n[credential]\n\thelper = store --file=${store}\n[extensions]\n\tworktreeConfig = true\n`
   )
+  writeFileSync(path.join(ws, 'deps', 'd', '.git', 'config.worktree'), `[npm]\n\ttoken = ${secrets.tree}\n`)
+  writeFileSync(store, `https://oauth2:${secrets.store}@gitlab.example.com\n`)
+  mkdirSync(path.join(ws, 'tools'))
+  writeFileSync(path.join(ws, 'tools', '.git-credentials'), `https://someone:${secrets.dotCreds}@git.example.com\n`)
+  git(ws, 'init', '-q', '--bare', 'mirrors/e.git')
+  git(path.join(ws, 'mirrors', 'e.git'), 'config', 'gitlab.token', secrets.bare)
+  // committed (an unchanged file is not searched for known secrets): what reaches the copy is the cleaned config
+  git(ws, 'add', 'mirrors')
+  git(ws, 'commit', '-qm', 'a mirror')
   // git itself reads all three
   for (const d of ['a', 'b', 'c'])
     expect(git(path.join(ws, 'deps', d), 'config', '--get', 'http.https://github.com/.extraheader')).toMatch(/^AUTHORIZATION: basic /)
   if (kind.asUser) execFileSync('chown', ['-R', `${kind.asUser.uid}:${kind.asUser.gid}`, base])
-  const files = ['deps/a/.git/config', 'deps/b/.git/config', 'deps/c/.git/config', 'deps/c/creds.config', 'deps/d/.git/config'].map(f =>
-    path.join(ws, f)
-  )
+  const files = [
+    ...['deps/a/.git/config', 'deps/b/.git/config', 'deps/c/.git/config', 'deps/c/creds.config', 'deps/d/.git/config'],
+    ...['deps/d/.git/config.worktree', 'deps/d/.git/creds-store', 'tools/.git-credentials', 'mirrors/e.git/config']
+  ].map(f => path.join(ws, f))
   return { ws, secrets, files, bytes: files.map(f => readFileSync(f)) }
 }
+
+/** Where each secret of the new forms starts: what the agent searches its whole copy for. */
+const MARK = 'zQ7mk'
 
 const STEAL: Record<string, string> = {
   list: 'for d in deps/a deps/b deps/c deps/d; do git -C $d config --list --show-origin; git -C $d config --includes --get-all http.https://github.com/.extraheader; done; echo listed',
   cat: 'cat deps/a/.git/config deps/b/.git/config deps/c/.git/config deps/c/creds.config deps/d/.git/config',
   b64: 'cat deps/*/.git/config deps/c/creds.config | base64 -w0',
   hex: 'od -An -tx1 deps/*/.git/config deps/c/creds.config | tr -d " \\n"',
-  grep: 'grep -rIa -i "extraheader\\|authorization" . 2>/dev/null | head -50; echo searched'
+  grep: 'grep -rIa -i "extraheader\\|authorization" . 2>/dev/null | head -50; echo searched',
+  forms:
+    'git -C deps/d config --list --show-origin; git -C mirrors/e.git config --list; cat deps/d/.git/config.worktree mirrors/e.git/config; ' +
+    'cat deps/d/.git/creds-store tools/.git-credentials 2>&1; ls -a tools deps/d/.git; echo formed',
+  fill: "printf 'protocol=https\\nhost=gitlab.example.com\\n\\n' | GIT_TERMINAL_PROMPT=0 git -C deps/d credential fill 2>&1; echo filled",
+  copy: `grep -raoh "${MARK}[A-Za-z0-9]*" . 2>&1 | head; echo copy-searched`
 }
 
 describe.each(KINDS)("nested checkouts' credentials in every form git reads ($name)", kind => {
-  test('a key on the section line, a continued value, an include: none reaches the copy in any encoding', async () => {
+  test('a key on the section line, a continued value, an include, keys no denylist knows, stores: none reaches the copy in any encoding', async () => {
     const w = workspace(kind)
     const script: Reply[] = [
       {
@@ -132,11 +152,20 @@ describe.each(KINDS)("nested checkouts' credentials in every form git reads ($na
       .join('\n')
     expect(all).toContain('listed')
     expect(all).toContain('searched')
+    for (const done of ['formed', 'filled', 'copy-searched']) expect(all).toContain(done)
+    expect(all).toMatch(/creds-store: No such file or directory/)
+    expect(all).toMatch(/\.git-credentials: No such file or directory/)
+    expect(all).not.toContain(MARK)
+    expect(all).toContain('core.bare=true') // the mirror's config, cleaned, not withheld
     expect(all).toContain('repositoryformatversion')
     for (const s of Object.values(w.secrets)) for (const f of formsOf(s)) expect(all).not.toContain(f)
     expect(all).not.toMatch(/extraheader|authorization/i)
     expect(all).not.toContain('***')
-    expect(r.comment.updates[r.comment.updates.length - 1]).toContain('sandbox: user')
+    const report = r.comment.updates[r.comment.updates.length - 1]
+    expect(report).toContain('sandbox: user')
+    // the stores are named as not given to the agent, never shown
+    expect(report).toMatch(/Not given to the agent[\s\S]*deps\/d\/\.git\/creds-store/)
+    expect(report).toContain('tools/.git-credentials')
     w.files.forEach((f, i) => expect({ f, same: readFileSync(f).equals(w.bytes[i]) }).toEqual({ f, same: true }))
   }, 300_000)
 })

@@ -21,11 +21,10 @@ import path from 'node:path'
 import { credentialsIn } from '../report/redact'
 import { credentialParts, looksLikeCredential } from './env'
 import { ConfigSyntaxError, parseConfig, quoteValue, utf8, type ConfigEntry } from './gitconfig'
+import { credentialSection, credentialValue, hasUserinfo, storeFileOf, URL_USERINFO } from './gitconfig-keep'
 
 export const CHECKOUT_CREDENTIALS_FILE = /(?:^|[\\/])git-credentials-[^\\/]*\.config$/i
 const PLACEHOLDER_PASSWORD = /^(?:password|passw0rd|changeme|example|postgres|secret)$/i
-/** `scheme://user[:password]@`: a URL carrying credentials. */
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
 
 interface Cut {
   start: number
@@ -41,6 +40,8 @@ interface FileFindings {
   cuts: Cut[]
   /** included files to look at (credential files), resolved */
   includes: string[]
+  /** the files credential helpers keep credentials in (`store --file=<path>`), resolved */
+  stores: string[]
   /** what was found, for the log */
   what: string[]
 }
@@ -74,12 +75,6 @@ function urlSecrets(text: string): string[] {
   return [...text.matchAll(URL_USERINFO)].flatMap(m => userinfoSecrets(m[2]))
 }
 
-/** (Not through URL_USERINFO.test: that moves its lastIndex, where matchAll would then start.) */
-const HAS_USERINFO = new RegExp(URL_USERINFO.source, 'i')
-function hasUserinfo(text: string): boolean {
-  return HAS_USERINFO.test(text)
-}
-
 /** Where an include path points, as git resolves it (relative to the including file; `~/` is the home folder). */
 function includeTarget(value: string, configFile: string): string {
   if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2))
@@ -106,7 +101,7 @@ function secretsOfValue(e: ConfigEntry): string[] {
  * gitfile may point at any file of the system, which is then left alone.
  */
 export function findInConfig(bytes: Buffer, file: string, hasCredentials: (target: string) => boolean, lineByLine: boolean): FileFindings {
-  const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
+  const f: FileFindings = { secrets: [], cuts: [], includes: [], stores: [], what: [] }
   let parsed
   try {
     parsed = parseConfig(bytes)
@@ -131,8 +126,7 @@ export function findInConfig(bytes: Buffer, file: string, hasCredentials: (targe
 function dropSections(sections: ReturnType<typeof parseConfig>['sections'], text: string, f: FileFindings): Set<number> {
   const dropSection = new Set<number>()
   sections.forEach((s, index) => {
-    if (s.subsection === undefined) return
-    if (!hasUserinfo(s.subsection) && !looksLikeCredential(s.subsection)) return
+    if (s.subsection === undefined || !credentialSection(s.subsection)) return
     dropSection.add(index)
     f.secrets.push(...urlSecrets(s.subsection))
     if (!hasUserinfo(s.subsection)) f.secrets.push(s.subsection)
@@ -164,6 +158,8 @@ function findInEntry(e: ConfigEntry, text: string, file: string, hasCredentials:
     }
   } else if (e.section === 'credential' && e.name === 'helper') {
     f.secrets.push(...secretsOfValue(e).filter(s => looksLikeCredential(s)))
+    const store = storeFileOf(value, file)
+    if (store) f.stores.push(store)
     cut(e.key)
   } else if (hasUserinfo(value)) {
     f.secrets.push(...urlSecrets(value))
@@ -171,7 +167,7 @@ function findInEntry(e: ConfigEntry, text: string, file: string, hasCredentials:
     const indent = start === e.lineStart ? (/^[ \t]*/.exec(text.slice(e.lineStart))?.[0] ?? '\t') : ''
     const newline = text.slice(start, end).endsWith('\n') ? '\n' : ''
     cut(`the user and password in ${e.key}`, `${indent}${e.name} = ${quoteValue(clean)}${newline}`)
-  } else if (looksLikeCredential(value) || credentialsIn(value).length > 0) {
+  } else if (credentialValue(value)) {
     f.secrets.push(...secretsOfValue(e))
     cut(e.key)
   }
@@ -179,7 +175,7 @@ function findInEntry(e: ConfigEntry, text: string, file: string, hasCredentials:
 
 /** A file git cannot read (or a credential store): every line holding a credential goes. */
 export function findInBrokenFile(bytes: Buffer, why: string): FileFindings {
-  const f: FileFindings = { secrets: [], cuts: [], includes: [], what: [] }
+  const f: FileFindings = { secrets: [], cuts: [], includes: [], stores: [], what: [] }
   const text = bytes.toString('latin1')
   let at = 0
   for (const line of text.split(/(?<=\n)/)) {

@@ -33,6 +33,12 @@ export interface Scan {
   secrets: string[]
   /** lines for the log */
   notes: string[]
+  /** every repository config found (FoundConfigs.files), credentials or not */
+  configs: string[]
+  /** the credential stores found (real paths): `.git-credentials` files, and those helpers name */
+  stores: string[]
+  /** the walk stopped early (FoundConfigs.truncated) */
+  truncated: boolean
 }
 
 function readSmallFile(p: string): { bytes: Buffer; st: Stats } | undefined {
@@ -85,14 +91,14 @@ function realOrNone(p: string): string | undefined {
 /** Every file holding credentials under `workspace` (and the credential files its configs include), with the cut version of each. */
 export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan> {
   const found = await findGitConfigs(workspace)
-  const out: Scan = { files: [], secrets: [], notes: [] }
+  const out: Scan = { files: [], secrets: [], notes: [], configs: found.files, stores: [], truncated: found.truncated }
   if (found.truncated) {
     out.notes.push(
       `the workspace is larger than ${MAX_WALK_ENTRIES} entries or ${MAX_WALK_DEPTH} folders deep; repositories beyond were not searched`
     )
   }
   const home = homeFiles(o.home)
-  const stores = new Set(home.stores.map(realOrNone).filter((s): s is string => !!s))
+  const stores = new Set([...home.stores, ...found.stores].map(realOrNone).filter((s): s is string => !!s))
   const queue = [...found.files, ...home.configs, ...stores]
   const workspaceReal = realpathOr(workspace)
   const inWorkspace = (p: string) => isInside(p, workspaceReal)
@@ -122,6 +128,11 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
       ? findInBrokenFile(r.bytes, 'a credential store')
       : findInConfig(r.bytes, real, hasCredentials, inWorkspace(real))
     queue.push(...f.includes)
+    for (const store of f.stores.map(realOrNone)) {
+      if (!store || stores.has(store)) continue
+      stores.add(store)
+      queue.push(store)
+    }
     out.secrets.push(...f.secrets)
     if (f.cuts.length === 0) continue
     if (!mayChange(real)) {
@@ -131,5 +142,6 @@ export async function scan(workspace: string, o: ScanOptions = {}): Promise<Scan
     out.files.push(hiddenFile(real, r, applyCuts(r.bytes, f.cuts)))
     out.notes.push(`${real}: ${f.what.join(', ')}`)
   }
+  out.stores = [...stores]
   return out
 }

@@ -14,6 +14,8 @@ const GIT_INTERNALS = new Set(['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'
 export interface FoundConfigs {
   /** config files of every repository found (main, worktree and submodule configs) */
   files: string[]
+  /** credential stores (`.git-credentials`) seen on the way */
+  stores: string[]
   /** true when the walk hit MAX_WALK_ENTRIES or MAX_WALK_DEPTH */
   truncated: boolean
 }
@@ -38,9 +40,11 @@ function configsOfGitDir(gitDir: string, out: Set<string>, root: string): void {
   } catch {
     // not a linked worktree
   }
-  const isFile = (p: string) => {
+  // a config may be a symlink, which git follows: found too (the copy gets a file in its place)
+  const isFile = (p: string, orLink = false) => {
     try {
-      return lstatSync(p).isFile()
+      const st = lstatSync(p)
+      return st.isFile() || (orLink && st.isSymbolicLink())
     } catch {
       return false
     }
@@ -49,7 +53,7 @@ function configsOfGitDir(gitDir: string, out: Set<string>, root: string): void {
   const gitDirectory = (dir: string) => isFile(path.join(dir, 'HEAD')) || isInside(dir, root)
   for (const dir of [gitDir, common]) {
     if (!gitDirectory(dir)) continue
-    for (const f of [path.join(dir, 'config'), path.join(dir, 'config.worktree')]) if (isFile(f)) out.add(f)
+    for (const f of [path.join(dir, 'config'), path.join(dir, 'config.worktree')]) if (isFile(f, true)) out.add(f)
   }
   // submodules (<common>/modules/**) and linked worktrees (<common>/worktrees/*)
   const stack: Array<[string, number]> = [
@@ -66,7 +70,7 @@ function configsOfGitDir(gitDir: string, out: Set<string>, root: string): void {
     }
     for (const e of entries) {
       const p = path.join(dir, e.name)
-      if (e.isFile() && (e.name === 'config' || e.name === 'config.worktree') && gitDirectory(dir)) out.add(p)
+      if ((e.isFile() || e.isSymbolicLink()) && (e.name === 'config' || e.name === 'config.worktree') && gitDirectory(dir)) out.add(p)
       else if (e.isDirectory() && depth < 16 && !GIT_INTERNALS.has(e.name)) stack.push([p, depth + 1])
     }
   }
@@ -87,15 +91,16 @@ function isBareRepository(entries: Dirent[]): boolean {
  */
 export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_ENTRIES, depth: MAX_WALK_DEPTH }): Promise<FoundConfigs> {
   const out = new Set<string>()
+  const stores: string[] = []
   let seen = 0
   let truncated = false
   let top: number
   try {
     const st = lstatSync(root)
-    if (!st.isDirectory()) return { files: [], truncated }
+    if (!st.isDirectory()) return { files: [], stores, truncated }
     top = st.dev
   } catch {
-    return { files: [], truncated }
+    return { files: [], stores, truncated }
   }
   const stack: Array<[string, number]> = [[root, 0]]
   while (stack.length > 0) {
@@ -122,6 +127,7 @@ export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_
         if (gitDir) configsOfGitDir(gitDir, out, root)
         continue // a git directory is not searched for work trees
       }
+      if (e.name === '.git-credentials' && (e.isFile() || e.isSymbolicLink())) stores.push(p)
       if (!e.isDirectory()) continue // symlinks included: never followed
       if (depth + 1 > limits.depth) {
         truncated = true
@@ -135,5 +141,5 @@ export async function findGitConfigs(root: string, limits = { entries: MAX_WALK_
       stack.push([p, depth + 1])
     }
   }
-  return { files: [...out].sort(), truncated }
+  return { files: [...out].sort(), stores, truncated }
 }

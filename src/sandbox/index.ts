@@ -43,7 +43,8 @@ import { isRunDir, newRunDir, readWorkspaceGit } from './copy'
 import { recoverAsRoot, type SavedState } from './recover'
 
 export { recoverSandbox } from './recover'
-import { collectCredentials } from './credentials'
+import { scanCredentials } from './credentials'
+import { nestedPlan, type NestedPlan } from './nested'
 import { PlainEnvironment } from '../environments/plain'
 import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
@@ -139,8 +140,13 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const env = envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace })
     return new PlainEnvironment(opts.workspace, env, readWorkspaceGit(opts.workspace)?.baseSha)
   }
-  // The copy holds no credential; the workspace's are still taught to the redactor.
-  const found = await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => [])
+  // The workspace's credentials are taught to the redactor; the copy gets its nested repositories' configs
+  // with only the keys known to be harmless, and no credential store (nested.ts). Unchecked, no copy is made.
+  const nested = await scanCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME })
+    .then(s => nestedPlan(opts.workspace, s))
+    .catch((e: unknown) => {
+      throw new SandboxUnavailable(`the workspace's repositories could not be checked for credentials: ${messageOf(e)}`)
+    })
   const host = await findHost(opts).catch((e: unknown) => {
     throw new SandboxUnavailable(messageOf(e))
   })
@@ -154,7 +160,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   else if (missing.length) why = `${missing.join(', ')} not found`
   else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) why = 'network namespaces (unshare --net) are not available'
   if (why) throw new SandboxUnavailable(why)
-  return prepareUser(host, found)
+  return prepareUser(host, nested)
 }
 
 async function findHost(opts: SandboxOptions): Promise<Host> {
@@ -225,16 +231,10 @@ async function namespaces(
   return { namespaced: netNamespaced || (await probe(false)), netNamespaced }
 }
 
-/** `files` that lie inside `root`, relative to it. */
-function inside(root: string, files: string[]): string[] {
-  const real = realpathOr(root)
-  return files.map(f => path.relative(real, realpathOr(f))).filter(r => r && !r.startsWith('..') && !path.isAbsolute(r))
-}
-
 /** What the command server is told to build in user mode. */
 function userServerConfig(
   host: Host,
-  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; found: string[]; cgroup?: string; withhold: SecretFile[] }
+  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; nested: NestedPlan; cgroup?: string; withhold: SecretFile[] }
 ): ServerConfig {
   const { opts } = host
   return {
@@ -247,7 +247,7 @@ function userServerConfig(
     objects: o.git?.objects,
     baseSha: o.git?.baseSha,
     remotes: o.git?.remotes,
-    credentialFiles: inside(opts.workspace, o.found), // bare repositories, separate git dirs...: cleaned in the copy too
+    replace: o.nested.replace,
     tools: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     net: opts.network?.mode === 'allowlist',
     memory: memoryBytes(opts.memoryMiB),
@@ -258,20 +258,21 @@ function userServerConfig(
 }
 
 /** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
-async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
+async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
-  const withhold = await secretFiles(opts.workspace, opts.redactor.values()).catch((e: unknown) => {
+  const holding = await secretFiles(opts.workspace, opts.redactor.values()).catch((e: unknown) => {
     throw new Error(`the workspace could not be checked for files holding secrets: ${messageOf(e)}`)
   })
+  const withhold = [...holding, ...nested.withhold.filter(f => !holding.some(h => h.path === f.path))]
   for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const user = opts.user ?? newRunUser()
   const cgroup = planCgroup()
   const state = { ...host.baseState(), runDir, user, cgroup }
   save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
-  const server = host.launch(userServerConfig(host, { git, runDir, user, found, cgroup, withhold }))
+  const server = host.launch(userServerConfig(host, { git, runDir, user, nested, cgroup, withhold }))
   try {
     const ready = await withTimeout(server.ready, SETUP_MAX_MS)
     save(JSON.stringify({ ...state, ns: ready.ns }))

@@ -128,8 +128,8 @@ export interface ServerConfig {
   baseSha?: string
   /** workspace-relative paths of files that must not be in the copy (they hold a secret the action knows): whiteouts in the upper layer */
   withhold?: string[]
-  /** files of the workspace (relative) the action's scan found credentials in: cleaned in the copy */
-  credentialFiles?: string[]
+  /** files of the copy (workspace-relative) and what they hold there: the nested repositories' configs as the action cleaned them */
+  replace?: Array<{ path: string; content: string }>
   /** remote URLs to copy into the copy's config (credentials already taken out) */
   remotes?: Array<[string, string]>
   /** the tool folders the view shows read-only beside the system's (the tool cache) */

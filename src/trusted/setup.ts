@@ -4,7 +4,6 @@ import fs from 'node:fs'
 import pathM from 'node:path'
 import type { ServerConfig } from './protocol'
 import { firstLine, must, quietEnv, run } from './exec'
-import { cleanConfig } from './gitconfig'
 /** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
 const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
 import { snapshotUpper } from './upper'
@@ -120,9 +119,7 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
   const kind = why === undefined ? 'overlay' : 'copy'
   let copyProblem = kind === 'copy' ? await plainCopy(cfg, lower, workdir) : undefined
   if (kind === 'copy') for (const rel of withheld(cfg, workdir)) fs.rmSync(pathM.join(workdir, rel), { force: true })
-  // nested checkouts came along: their git configs lose every credential (extraheaders, includes, user:password@ in URLs)
-  await stripNested(cfg, workdir)
-  await cleanFound(cfg, workdir, cfg.credentialFiles ?? [])
+  replace(cfg, workdir, account)
   const { startTree, startObjects } = await freshGit(cfg, lower, workdir, kind === 'overlay' && !!b.find).catch((e: Error) => {
     // the agent can still work; its changes cannot come back (said in the report)
     copyProblem = `the copy's starting state could not be recorded, so the agent's changes cannot be handed back (${e.message})`
@@ -206,23 +203,38 @@ syscall(429, $fd, $e, -100, $dst, 4) == 0 or die "move_mount: $!\\n";`
  * be checked is an error (the run stops rather than hand over a secret).
  */
 function withheld(cfg: ServerConfig, root: string): string[] {
-  const out: string[] = []
-  for (const rel of cfg.withhold ?? []) {
-    const parts = rel.split('/')
-    if (pathM.isAbsolute(rel) || parts.some(p => !p || p === '.' || p === '..' || p === '.git'))
-      throw new Error(`cannot withhold ${JSON.stringify(rel)}`)
-    let at = root
-    let there = true
-    for (const [i, p] of parts.entries()) {
-      at = pathM.join(at, p)
-      const st = fs.lstatSync(at, { throwIfNoEntry: false })
-      if (!st) there = false
-      else if (i < parts.length - 1 && !st.isDirectory()) throw new Error(`cannot withhold ${rel}: a parent is not a folder`)
-      if (!there) break
-    }
-    if (there) out.push(rel)
+  return (cfg.withhold ?? []).filter(rel => reached(root, rel, 'withhold'))
+}
+
+/** Whether `rel` is in `root` through real folders only (lstat: a link among the parents could point anywhere). */
+function reached(root: string, rel: string, what: string): fs.Stats | undefined {
+  const parts = rel.split('/')
+  // the copy's own .git is made by set-up, never written from the action's word
+  if (pathM.isAbsolute(rel) || parts[0] === '.git' || parts.some(p => !p || p === '.' || p === '..'))
+    throw new Error(`cannot ${what} ${JSON.stringify(rel)}`)
+  let st: fs.Stats | undefined
+  for (let i = 0; i < parts.length; i++) {
+    st = fs.lstatSync(pathM.join(root, ...parts.slice(0, i + 1)), { throwIfNoEntry: false })
+    if (!st) return undefined
+    if (i < parts.length - 1 && !st.isDirectory()) throw new Error(`cannot ${what} ${rel}: a parent is not a folder`)
   }
-  return out
+  return st
+}
+
+/**
+ * The nested repositories' configs as the action cleaned them (cfg.replace: only keys known to be harmless), each
+ * written over the copy's as a new file (a link or a hard link in its place is removed, never written through).
+ */
+function replace(cfg: ServerConfig, workdir: string, account: { uid: number; gid: number }): void {
+  for (const { path: rel, content } of cfg.replace ?? []) {
+    const st = reached(workdir, rel, 'replace')
+    if (!st) continue // not in the copy (another file system, gone meanwhile): nothing of it reaches the agent
+    if (st.isDirectory()) throw new Error(`cannot replace ${rel}: a folder`)
+    const file = pathM.join(workdir, rel)
+    fs.rmSync(file)
+    fs.writeFileSync(file, content, { flag: 'wx', mode: st.isFile() ? st.mode & 0o666 : 0o644 })
+    fs.chownSync(file, account.uid, account.gid)
+  }
 }
 
 /** The copy as files from `lower`: GNU cp never follows symlinks in the source (-a implies -P). */
@@ -305,55 +317,4 @@ function reuseIndex(lower: string, dotGit: string): void {
   fs.copyFileSync(wsIndex, pathM.join(dotGit, 'index'))
   const st = fs.statSync(wsIndex) // its time as the workspace's: entries newer than it stay "racy" (rehashed)
   fs.utimesSync(pathM.join(dotGit, 'index'), st.atime, st.mtime)
-}
-
-/** The files the action's scan found credentials in (bare repositories, separate git dirs...), cleaned in the copy. */
-export async function cleanFound(cfg: ServerConfig, root: string, files: string[]): Promise<void> {
-  for (const rel of files) {
-    if (pathM.isAbsolute(rel) || rel.split('/').includes('..')) continue
-    try {
-      await cleanConfig(cfg, pathM.join(root, rel))
-    } catch (e) {
-      // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
-      if ((e as { code?: string }).code !== 'ENOENT') throw e
-    }
-  }
-}
-
-/** Every `.git` folder below `root` (no symlink followed): its config and its submodules' configs without credentials. */
-export async function stripNested(cfg: ServerConfig, root: string): Promise<void> {
-  const configsIn = (d: string, depth: number, found: string[]): string[] => {
-    for (const n of fs.readdirSync(d)) {
-      const q = pathM.join(d, n)
-      const qs = fs.lstatSync(q)
-      if (qs.isFile() && (n === 'config' || n === 'config.worktree')) found.push(q)
-      else if (qs.isDirectory() && depth < 8 && !['objects', 'refs', 'logs', 'hooks', 'info', 'lfs'].includes(n))
-        configsIn(q, depth + 1, found)
-    }
-    return found
-  }
-  const stack = [root]
-  while (stack.length) {
-    const dir = stack.pop() as string
-    let names: string[] = []
-    try {
-      names = fs.readdirSync(dir)
-    } catch {
-      // unreadable: nothing of it reaches the agent either
-    }
-    for (const name of names) {
-      const p = pathM.join(dir, name)
-      if (!fs.lstatSync(p, { throwIfNoEntry: false })?.isDirectory()) continue
-      if (name !== '.git') {
-        stack.push(p)
-        continue
-      }
-      try {
-        for (const c of configsIn(p, 0, [])) await cleanConfig(cfg, c)
-      } catch (e) {
-        // gone meanwhile (the copy can be an overlay on the live workspace): nothing of it to clean
-        if ((e as { code?: string }).code !== 'ENOENT') throw e
-      }
-    }
-  }
 }
