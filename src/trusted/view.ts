@@ -108,10 +108,10 @@ export async function mountEach(b: ServerConfig['bins'], pairs: Array<[string, s
 /**
  * In the run's own network namespace (nothing but loopback, and that down): loopback up, and a byte-for-byte
  * bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket (no parsing here). The proxy runs
- * outside the namespace as the run's uid, never root, so its folder `<runDir>/net` is that uid's, 0700: the
- * agent (same uid) cannot reach it (its view is a new root without the host's run folder, whose parent is
- * root's 0711 anyway), nor see the proxy (PID namespace); no other uid can enter it. Without `ip` the namespace
- * stays without any network: closed, and said.
+ * outside the namespace as the run's uid, never root, so its folder `<runDir>/net` is that uid's, 0700: no other
+ * uid can enter it. The agent (same uid) gains nothing there: the socket is the proxy its bridge reaches anyway,
+ * and it cannot see the proxy's process (PID namespace). Without `ip` the namespace stays without any network:
+ * closed, and said.
  */
 export async function netBridge(
   cfg: ServerConfig,
