@@ -250,6 +250,7 @@ function userServerConfig(
     replace: o.nested.replace,
     tools: opts.env.RUNNER_TOOL_CACHE ? [realpathOr(opts.env.RUNNER_TOOL_CACHE)] : [],
     net: opts.network?.mode === 'allowlist',
+    proxyBundle: opts.network?.mode === 'allowlist' ? proxySource(realpathOr(opts.workspace)) : undefined,
     memory: memoryBytes(opts.memoryMiB),
     cgroup: o.cgroup,
     bins: host.bins,
@@ -285,7 +286,7 @@ async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
     if (parts.length) throw new Error(parts.join('; '))
     if (ready.memoryNote) log(`Sandbox: ${ready.memoryNote}.`)
     if (ready.copyNote) log(`Sandbox: ${ready.copyNote}.`)
-    const proxy = await networkOf(host, ready, log)
+    const proxy = await networkOf(host, ready, runDir, log)
     const env = envFor(opts.env, {
       redactor: opts.redactor,
       passEnv: opts.passEnv ?? [],
@@ -324,6 +325,7 @@ async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
 async function networkOf(
   host: Host,
   ready: { proxySocket?: string; netProblem?: string; uid?: number; gid?: number },
+  runDir: string,
   log: (m: string) => void
 ): Promise<ProxyProcess | NetworkReport> {
   const n = host.opts.network
@@ -334,13 +336,14 @@ async function networkOf(
   }
   if (ready.netProblem || !ready.proxySocket)
     return closed(ready.netProblem ?? 'no bridge to the proxy: the commands had no network at all')
-  const source = proxySource(realpathOr(host.opts.workspace))
-  if (!source)
-    return closed("the proxy's program was not found beside the action (or others could change it), so the commands had no network at all")
+  // the server staged node and the bundle in the run's folder, where the run's uid reaches them (view.ts netBridge)
+  const [node, source] = ['node', 'proxy.js'].map(n => trustedFile(path.join(runDir, 'bin', n)))
+  if (!node || !source)
+    return closed("the proxy's program was not found in the run's folder (or others could change it), so the commands had no network at all")
   if (!host.bins.setpriv)
     return closed("setpriv (util-linux), which starts the proxy as the run's user, was not found: the commands had no network at all")
   const p = await startProxyProcess({
-    ...{ priv: host.priv, setpriv: host.bins.setpriv, node: host.node, source, socket: ready.proxySocket },
+    ...{ priv: host.priv, setpriv: host.bins.setpriv, node, source, socket: ready.proxySocket },
     ...{ uid: ready.uid as number, gid: ready.gid as number, allowed: n.allowed, log }
   })
   log(

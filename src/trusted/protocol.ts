@@ -134,6 +134,8 @@ export interface ServerConfig {
   remotes?: Array<[string, string]>
   /** the tool folders the view shows read-only beside the system's (the tool cache) */
   tools?: string[]
+  /** the proxy's bundle (network: allowlist): staged with the node running the server in <runDir>/bin */
+  proxyBundle?: string
   /** in a network namespace of its own (network: allowlist): the bridge to the proxy's socket is made */
   net?: boolean
   /** bytes of memory the agent's commands and temporary folders may use (the run's tmpfs, its cgroup) */

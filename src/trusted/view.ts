@@ -152,10 +152,23 @@ export async function netBridge(
   account: { uid: number; gid: number }
 ): Promise<{ proxyPort?: number; proxySocket?: string; netProblem?: string }> {
   const dir = pathM.join(cfg.runDir as string, 'net')
+  if (!cfg.proxyBundle) throw new Error("no proxy bundle: the proxy's files are not known")
   fs.mkdirSync(dir, { mode: 0o700 })
   fs.chownSync(dir, account.uid, account.gid)
   fs.mkdirSync(root + dir, { mode: 0o700 })
   await must('the proxy folder', cfg.bins.mount, ['--bind', dir, root + dir])
+  await must('the proxy folder', cfg.bins.mount, ['-o', 'remount,bind,ro,nosuid,nodev,noexec', root + dir])
+  // the proxy's node and bundle where the run's uid can reach them (a runner's home may be closed to others):
+  // root's folder <runDir>/bin, each file linked (same file system) or copied, never writable by that uid
+  const bin = pathM.join(cfg.runDir as string, 'bin')
+  fs.mkdirSync(bin, { mode: 0o755 })
+  for (const [from, name] of [[process.execPath, 'node'], [cfg.proxyBundle as string, 'proxy.js']]) {
+    try {
+      fs.linkSync(from, pathM.join(bin, name))
+    } catch {
+      fs.copyFileSync(from, pathM.join(bin, name))
+    }
+  }
   const socket = pathM.join(dir, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
   const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
