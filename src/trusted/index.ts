@@ -4,7 +4,7 @@
 // only `node:` built-ins (__tests__/trusted.test.ts keeps that true):
 //   serve <key>      the command server of one run (protocol.ts); `key` marks it as the run's
 //   proxy <config>   the run's proxy: binds its socket as root, then drops to the run's user
-//   recover <ns> <dir> <rm> <key> <user> <userdel> <cgroup>   what is left of a run, removed
+//   recover <ns> <dir> <rm> <key> <uid> <cgroup>   what is left of a run, removed
 import { commandServer } from './server'
 import { recoverRun } from './recover'
 import { serveProxy } from './proxy-main'
@@ -14,8 +14,6 @@ if (what === 'serve') commandServer()
 else if (what === 'proxy') serveProxy(args[args.length - 1])
 else if (what === 'recover') recoverRun(args)
 else {
-  process.stderr.write(
-    'usage: node dist/trusted/index.js serve <key> | proxy <config> | recover <ns> <dir> <rm> <key> <user> <userdel> <cgroup>\n'
-  )
+  process.stderr.write('usage: node dist/trusted/index.js serve <key> | proxy <config> | recover <ns> <dir> <rm> <key> <uid> <cgroup>\n')
   process.exitCode = 2
 }

@@ -1,10 +1,10 @@
 // The one place where privileged work happens: the command server.
 //
 // It is started once per run, as root (directly or through `sudo -n`) inside a
-// new PID and mount namespace (`unshare --pid --fork --kill-child --mount-proc`,
-// with bash as the namespace's init, which reaps orphans). It reads its configuration and
+// new PID and mount namespace (`unshare --pid --fork --kill-child --mount`, with bash as the
+// namespace's init, which reaps orphans; the run's own /proc is mounted once its uid is checked). It reads its configuration and
 // then requests as JSON lines on stdin, and answers with binary frames on
-// stdout. It sets up the sandbox (the user, the agent's own copy, private
+// stdout. It sets up the sandbox (the run's uid, the agent's own copy, private
 // /tmp), then spawns every command as the sandbox user in
 // its own process group. When it exits, the kernel kills every process of the
 // namespace: nothing a command started outlives the run.
@@ -26,8 +26,8 @@ import {
   type SetUpInfo
 } from './protocol'
 import { killTree, living, pids, signal } from './proc'
-import { quietEnv, run } from './exec'
-import { buildCopy, ensureUser } from './setup'
+import { must, quietEnv, run } from './exec'
+import { buildCopy, claimIds, identity } from './setup'
 import { netBridge, readOnlyView } from './view'
 import { agentCgroup, carveMemory, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
 import { listUpper } from './upper'
@@ -146,7 +146,7 @@ class CommandServer {
   }
 
   private async setUpUser(cfg: ServerConfig): Promise<SetUpInfo> {
-    const account = await ensureUser(cfg)
+    const account = await claimIds(cfg)
     this.account = account
     const { cgroup, upperSnapshot, ...info } = await setUpUser(cfg, account)
     this.cgroup = cgroup
@@ -289,6 +289,8 @@ async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & {
     const { keep, note, ...cg } = await agentCgroup(cfg)
     cgroup = cg
     memoryNote = note
+    const etc = `ro,nosuid,nodev,lowerdir=${identity(cfg, account, copy.home)}:/etc`
+    await must("the agent's name", cfg.bins.mount, ['-t', 'overlay', '-o', etc, 'overlay', '/etc'])
     viewProblems = await readOnlyView(cfg, [copy.workdir, pathM.join(cfg.runDir as string, 'layers'), ...temps, ...keep])
   }
   if (cfg.bins.prlimit && cfg.maxProcesses) {
