@@ -3,8 +3,9 @@
 //
 // user mode (Linux, root or passwordless sudo): one command server per run,
 // root in its own PID and mount namespace (server.ts), takes the run's own
-// uid (random, never used before; no account is made), builds the agent's own copy of the workspace in a run folder only root
-// can reach, hands it over, and runs every command as that user there. The
+// uid (random, never used on the machine before; no account is made), builds
+// the agent's own copy of the workspace in a run folder only root can reach,
+// hands it over, and runs every command as that uid there. The
 // workspace, its .git, RUNNER_TEMP and the runner's files are never writable
 // by the agent. When the server ends, the kernel kills the whole namespace.
 //
@@ -172,8 +173,6 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const bundle = serverBundle()
   const server = trustedFile(bundle, avoid)
   if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
-  const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
-  if (sudo) bins.sudo = sudo
   const { namespaced, netNamespaced } = await namespaces(opts, priv, bins)
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient =>
