@@ -19,10 +19,10 @@ const PAGE = join(ROOT, 'docs', 'security.md')
 const ROOT_FILES = {
   'src/trusted/index.ts': "the root bundle's entry: `serve`, `recover`",
   'src/trusted/server.ts': "reads requests, spawns each command as the run's user, kills at the end",
-  'src/trusted/setup.ts': 'the user, the copy, its `.git`, the read-only view, the network bridge',
+  'src/trusted/setup.ts': "the run's uid (refused unless unused) and names, the copy, its `.git`",
   'src/trusted/memory.ts': "the run's tmpfs, the cgroup (never under the action's own), its OOM count",
   'src/trusted/upper.ts': "lists the overlay's upper layer (what the agent wrote) for the hand-back",
-  'src/trusted/recover.ts': 'the recovery helper: kills what is left, removes folder, cgroup and user',
+  'src/trusted/recover.ts': "the recovery helper: kills what is left, the uid's too; removes folder, cgroup",
   'src/trusted/exec.ts': 'how the server runs its helper programs: a quiet environment',
   'src/trusted/protocol.ts': 'what the server and the action say to each other',
   'src/trusted/proc.ts': "the walks over `/proc`: the namespace's members, killing them"

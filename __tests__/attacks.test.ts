@@ -57,8 +57,6 @@ const PROGRAMS = [
   'chown',
   'mount',
   'umount',
-  'useradd',
-  'userdel',
   'prlimit',
   'rm',
   'true',

@@ -1,5 +1,5 @@
 // prepareSandbox on this machine, without mocks: the real command server,
-// real namespaces, real users (created here, removed in afterAll), real git.
+// real namespaces, real uids (each run's own, never used before), real git.
 // The end-to-end attacks through dist/ are in contain.test.ts and security.test.ts.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
@@ -12,7 +12,9 @@ import { handBack, readBase, localExec, execScratch } from '../src/changes'
 import { Redactor, secretsFromEnv } from '../src/report/redact'
 import { copySource } from '../src/run/handback'
 import { trustedGit } from '../src/sandbox/trusted-git'
-import { nsMembers, pids, procStat } from '../src/trusted/proc'
+import { nsMembers, pids, procStat, withUid } from '../src/trusted/proc'
+import { usedBy } from '../src/trusted/setup'
+import { RUN_UIDS } from '../src/trusted/protocol'
 
 const isRoot = process.platform === 'linux' && typeof process.getuid === 'function' && process.getuid() === 0
 const hasSudo = !isRoot && process.platform === 'linux' && spawnSync('sudo', ['-n', 'true']).status === 0
@@ -25,11 +27,9 @@ const RUNS_DIR = '/var/lib/bash-agent/runs'
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'sandbox-test-'))
 chmodSync(tmp, 0o755)
 const open: Sandbox[] = []
-const users: string[] = []
 
 afterAll(async () => {
   for (const s of open) await s.release()
-  for (const u of users) spawnSync('userdel', ['-f', u], { stdio: 'ignore' })
   rmSync(tmp, { recursive: true, force: true })
 })
 
@@ -92,10 +92,15 @@ const passwdNames = () =>
   readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .map(l => l.split(':')[0])
-const groupNames = () =>
-  readFileSync('/etc/group', 'utf8')
-    .split('\n')
-    .map(l => l.split(':')[0])
+/** As root (directly or through sudo). */
+const asRoot = (argv: string[]) => execFileSync(isRoot ? argv[0] : 'sudo', isRoot ? argv.slice(1) : ['-n', ...argv])
+/** A uid of the range runs pick from that nothing has yet. */
+const freshUid = (): number => {
+  for (;;) {
+    const uid = RUN_UIDS.from + (randomBytes(4).readUInt32BE() % (RUN_UIDS.to - RUN_UIDS.from))
+    if (!usedBy(uid)) return uid
+  }
+}
 const sh = (s: Sandbox, command: string) => s.run(command, { timeoutMs: 30_000, maxOutputChars: 50_000, blocked: [], redact: t => t })
 const runDirs = () =>
   existsSync(RUNS_DIR)
@@ -152,17 +157,36 @@ describe('fails closed; sandbox: none is plain local execution', () => {
     expect((await sh(s, 'echo again')).output).toBe('again')
     await release(s)
   })
+})
 
-  asRootOnly('a sandbox user that could reach root (a powerful group) is refused: no sandbox, and why', async () => {
-    const name = `ba-adm-${randomBytes(3).toString('hex')}`
-    users.push(name)
-    execFileSync('useradd', ['--no-create-home', '-G', 'adm', name])
-    const { workspace } = repo()
-    const o = options({ workspace, user: name })
-    await expect(prepareSandbox(o)).rejects.toThrow(`the user ${name} is in the group adm`)
-    // the half-made run folder is gone and nothing is left to recover
-    expect(o.states).toContain('')
-    expect(existsSync(JSON.parse(o.states[0]).runDir)).toBe(false)
+describe('the run uid (the server refuses one not unused, setup.ts usedBy)', () => {
+  test('outside the range runs pick from (root, nobody, a regular user): refused', () => {
+    for (const uid of [0, 1000, 65534, RUN_UIDS.from - 1, RUN_UIDS.to, 2 ** 31, 1.5])
+      expect(usedBy(uid)).toBe('not among the uids runs pick')
+    expect(usedBy(freshUid())).toBe('')
+  })
+
+  withPrivilege('a uid the kernel holds keys of (/proc/key-users), or that a process has, is refused', async () => {
+    // add_key(2) into the user keyring (KEY_SPEC_USER_KEYRING, -4), as that uid: the keys live on after it
+    const keyed = freshUid()
+    const addKey =
+      'use Config; my ($t, $d, $v) = ("user", "k", "v"); syscall($Config{archname} =~ /aarch64/ ? 217 : 248, $t, $d, $v, 1, -4) > 0 or die "add_key: $!"'
+    asRoot(['setpriv', `--reuid=${keyed}`, `--regid=${keyed}`, '--clear-groups', 'perl', '-e', addKey])
+    expect(readFileSync('/proc/key-users', 'utf8')).toMatch(new RegExp(`^\\s*${keyed}:`, 'm'))
+    expect(usedBy(keyed)).toBe('the kernel holds keys of it')
+    const busy = freshUid()
+    const sleeper = spawn(
+      isRoot ? 'setpriv' : 'sudo',
+      [...(isRoot ? [] : ['-n', 'setpriv']), `--reuid=${busy}`, `--regid=${busy}`, '--clear-groups', 'sleep', '600'],
+      { stdio: 'ignore' }
+    )
+    try {
+      for (let i = 0; i < 200 && !withUid(busy).length; i++) await new Promise(r => setTimeout(r, 10))
+      expect(usedBy(busy)).toBe('a process has it')
+    } finally {
+      asRoot(['pkill', '-KILL', '-U', String(busy)])
+      sleeper.kill()
+    }
   })
 })
 
@@ -192,6 +216,19 @@ describe('user mode', () => {
       )
       const lines = r.output.split('\n')
       expect(lines.slice(0, 4)).toEqual([s.env.USER, s.workdir, s.baseSha, 'built'])
+      // a uid of the run's own, of no account on the host, in no group but its own; named for the commands alone
+      const ids = (await sh(s, 'id -u; id -g; id -G; id -Gn; getent passwd "$(id -u)"')).output.split('\n')
+      const uid = Number(ids[0])
+      expect(uid).toBeGreaterThanOrEqual(RUN_UIDS.from)
+      expect(uid).toBeLessThan(RUN_UIDS.to)
+      expect(ids.slice(1)).toEqual([
+        `${uid}`,
+        `${uid}`,
+        s.env.USER,
+        `${s.env.USER}:x:${uid}:${uid}:bash-agent action sandbox:${s.env.HOME}:/bin/bash`
+      ])
+      expect(passwdNames()).not.toContain(s.env.USER)
+      expect(readFileSync('/etc/passwd', 'utf8')).not.toContain(`:${uid}:`)
       expect(r.output).not.toContain(token)
       expect(r.output).not.toMatch(/extraheader/)
       expect(r.output).toContain('https://github.com/o/r')
@@ -380,7 +417,7 @@ describe('user mode', () => {
     const bin = path.join(workspace, 'node_modules', '.bin')
     mkdirSync(bin, { recursive: true })
     const marker = path.join(tmp, `planted-${randomUUID()}`)
-    for (const name of ['git', 'cp', 'chown', 'mount', 'rm', 'unshare', 'bash', 'useradd', 'userdel']) {
+    for (const name of ['git', 'cp', 'chown', 'mount', 'umount', 'rm', 'unshare', 'bash', 'setpriv', 'perl']) {
       writeFileSync(path.join(bin, name), `#!/bin/sh\ntouch ${marker}\nexit 1\n`, { mode: 0o755 })
     }
     const o = options({ workspace, env: { PATH: `${bin}:${process.env.PATH}`, HOME: os.homedir() } })
@@ -445,13 +482,23 @@ describe('user mode', () => {
     await sh(s, 'setsid sleep 600 > /dev/null 2>&1 & mkdir -p many && cd many && seq 3000 | xargs touch')
     const saved = o.states.at(-1) as string
     expect(JSON.parse(saved).ns).toMatch(/^pid:\[\d+\]$/)
+    const uid = Number((await sh(s, 'id -u')).output)
+    expect(JSON.parse(o.states[0]).uid).toBe(uid) // saved before the server started
+    // something of the uid outside the namespace (as the proxy is): the post step kills it too
+    const outside = spawn(
+      isRoot ? 'setpriv' : 'sudo',
+      [...(isRoot ? [] : ['-n', 'setpriv']), `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'sleep', '600'],
+      { stdio: 'ignore' }
+    )
+    for (let i = 0; i < 200 && !withUid(uid).length; i++) await new Promise(r => setTimeout(r, 10))
     // the main step died here: its state is all the post step has
     const logs: string[] = []
     expect(await recoverSandbox(saved, m => logs.push(m))).toBe(true)
     expect(logs.join('\n')).toMatch(/done now/)
     expect(existsSync(path.dirname(s.workdir))).toBe(false)
     expect(runDirs()).not.toContain(path.basename(path.dirname(s.workdir)))
-    expect(passwdNames()).not.toContain(s.env.USER)
+    expect(withUid(uid)).toEqual([])
+    outside.kill()
     // release after recovery finds nothing more to do, and says nothing went wrong with the processes
     const problems = await release(s)
     expect(problems.filter(p => !/command server/.test(p))).toEqual([])
@@ -502,13 +549,10 @@ describe('user mode', () => {
     const room = await sh(b, 'ulimit -u 20; for i in 1 2 3 4 5; do /bin/true || echo failed; done 2>&1; echo done')
     expect(room.output).toBe('done')
     expect(await release(a)).toEqual([])
-    expect(passwdNames()).not.toContain(userA)
-    expect(groupNames()).not.toContain(userA)
-    expect(passwdNames()).toContain(userB) // B's run goes on
-    expect((await sh(b, 'id -un')).output).toBe(userB)
+    expect(withUid(Number(ids[0].output))).toEqual([])
+    expect((await sh(b, 'id -un')).output).toBe(userB) // B's run goes on
     expect(await release(b)).toEqual([])
-    expect(passwdNames()).not.toContain(userB)
-    expect(groupNames()).not.toContain(userB)
+    expect(withUid(Number(ids[1].output))).toEqual([])
   })
 
   ;(isRoot && sudoInstalled ? test : test.skip)('through real sudo, as on a runner (the action asks sudo even as root)', async () => {

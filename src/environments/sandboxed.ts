@@ -147,10 +147,12 @@ export class SandboxedEnvironment implements Sandbox {
   /**
    * The recovery helper (a root process of its own) would find nothing to do: this process is root and
    * sees the namespace empty (verifyGone, which trusts the helper under sudo: hence root only), and
-   * there is no run folder, user or cgroup to remove (none mode).
+   * there is no run folder, uid or cgroup to remove (none mode).
    */
   private async nothingForTheHelper(s: SavedState): Promise<boolean> {
-    return this.o.priv.kind === 'root' && !s.runDir && !s.user && !s.cgroup && existsSync('/proc') && (await this.verifyGone()).ok
+    return (
+      this.o.priv.kind === 'root' && !s.runDir && s.uid === undefined && !s.cgroup && existsSync('/proc') && (await this.verifyGone()).ok
+    )
   }
 
   /** End the server and the proxy, put back what was changed, remove the copy; the problems. */

@@ -2,9 +2,10 @@
 // environment, and how every process they start is found and killed.
 //
 // user mode (Linux, root or passwordless sudo): one command server per run,
-// root in its own PID and mount namespace (server.ts), creates the sandbox
-// user, builds the agent's own copy of the workspace in a run folder only root
-// can reach, hands it over, and runs every command as that user there. The
+// root in its own PID and mount namespace (server.ts), takes the run's own
+// uid (random, never used on the machine before; no account is made), builds
+// the agent's own copy of the workspace in a run folder only root can reach,
+// hands it over, and runs every command as that uid there. The
 // workspace, its .git, RUNNER_TEMP and the runner's files are never writable
 // by the agent. When the server ends, the kernel kills the whole namespace.
 //
@@ -46,7 +47,7 @@ export { recoverSandbox } from './recover'
 import { scanCredentials } from './credentials'
 import { nestedPlan, type NestedPlan } from './nested'
 import { PlainEnvironment } from '../environments/plain'
-import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
+import { MAX_PROCESSES, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
 import { memoryBytes, planCgroup } from './memory'
@@ -67,8 +68,6 @@ export interface SandboxOptions {
   passEnv?: string[]
   /** the run folder (planWorkdir), so the prompt can name the copy before set-up ends */
   runDir?: string
-  /** the sandbox user's name (default: the run's own, bash-agent-<8 hex>, made and removed by the run) */
-  user?: string
   /** `sudo`: through sudo even as root; `unavailable`: as where neither root nor sudo is */
   privilege?: 'auto' | 'sudo' | 'unavailable'
   /** network: allowlist contains the commands' network (user mode); absent or open: the runner's network */
@@ -150,9 +149,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const host = await findHost(opts).catch((e: unknown) => {
     throw new SandboxUnavailable(messageOf(e))
   })
-  const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'umount', 'pivot_root', 'find', 'useradd', 'userdel', 'rm', 'unshare'].filter(
-    n => !host.bins[n]
-  )
+  const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'umount', 'pivot_root', 'find', 'rm', 'unshare'].filter(n => !host.bins[n])
   let why = ''
   if (process.platform !== 'linux') why = `it needs Linux, and this is ${process.platform}`
   else if (host.priv.kind === 'none') why = host.priv.why
@@ -173,8 +170,6 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     'cp',
     'chown',
     'mount',
-    'useradd',
-    'userdel',
     'prlimit',
     'rm',
     'true',
@@ -199,8 +194,6 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
   const bundle = serverBundle()
   const server = trustedFile(bundle, avoid)
   if (!server) throw new Error(`the command server (${bundle}) is missing or in a folder others can change; it is not run as root`)
-  const sudo = priv.kind === 'sudo' ? priv.sudo : find('sudo')
-  if (sudo) bins.sudo = sudo
   const { namespaced, netNamespaced } = await namespaces(opts, priv, bins)
   const key = randomBytes(16).toString('hex')
   const launch = (config: ServerConfig): ServerClient =>
@@ -212,7 +205,6 @@ async function findHost(opts: SandboxOptions): Promise<Host> {
     node,
     server,
     rm: bins.rm ?? '/bin/rm',
-    userdel: bins.userdel,
     key
   })
   const save = opts.saveState ?? (() => undefined)
@@ -234,13 +226,19 @@ async function namespaces(
 /** What the command server is told to build in user mode. */
 function userServerConfig(
   host: Host,
-  o: { git: ReturnType<typeof readWorkspaceGit>; runDir: string; user: string; nested: NestedPlan; cgroup?: string; withhold: SecretFile[] }
+  o: {
+    git: ReturnType<typeof readWorkspaceGit>
+    runDir: string
+    user: { name: string; uid: number }
+    nested: NestedPlan
+    cgroup?: string
+    withhold: SecretFile[]
+  }
 ): ServerConfig {
   const { opts } = host
   return {
-    user: o.user,
-    newUser: !opts.user,
-    powerfulGroups: POWERFUL_GROUPS,
+    user: o.user.name,
+    uid: o.user.uid,
     maxProcesses: MAX_PROCESSES,
     workspace: opts.workspace,
     runDir: o.runDir,
@@ -269,17 +267,18 @@ async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
   const withhold = [...holding, ...nested.withhold.filter(f => !holding.some(h => h.path === f.path))]
   for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
-  const user = opts.user ?? newRunUser()
+  const run = newRunUser()
+  const user = run.name
   const cgroup = planCgroup()
-  const state = { ...host.baseState(), runDir, user, cgroup }
-  save(JSON.stringify(state)) // before the folder, the user and the cgroup exist
-  const server = host.launch(userServerConfig(host, { git, runDir, user, nested, cgroup, withhold }))
+  const state = { ...host.baseState(), runDir, uid: run.uid, cgroup }
+  save(JSON.stringify(state)) // before the folder, the cgroup and any process of the uid exist
+  const server = host.launch(userServerConfig(host, { git, runDir, user: run, nested, cgroup, withhold }))
   try {
     const ready = await withTimeout(server.ready, SETUP_MAX_MS)
     save(JSON.stringify({ ...state, ns: ready.ns }))
     const how = ready.kind === 'overlay' ? 'an overlay on the workspace, which stays read-only' : 'copied files'
     log(
-      `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}, ${opts.user ? 'given' : "this run's own, removed when it ends"}) in its own copy of the workspace (${how}), ${ready.workdir}.`
+      `Sandbox: commands run as the unprivileged user ${user} (uid ${ready.uid}, this run's own: random, used by nothing on this machine before, no account made) in its own copy of the workspace (${how}), ${ready.workdir}.`
     )
     // a part of the view that could not be made is no sandbox (fail closed)
     const parts = [ready.copyProblem, ready.netProblem].filter((p): p is string => !!p)
@@ -313,8 +312,8 @@ async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
   } catch (e) {
     const why = messageOf(e)
     await server.end(5000)
-    // a user that existed before is not this run's to remove
-    const r = await recoverAsRoot({ ...state, user: /already exists/.test(why) ? undefined : user }, 60_000)
+    // a uid refused as in use is not this run's: what has it is never killed
+    const r = await recoverAsRoot({ ...state, uid: /^uid \d+ is refused/.test(why) ? undefined : run.uid }, 60_000)
     if (r.done) save('')
     else log(`Sandbox: ${r.problems.join('; ')}`)
     throw new SandboxUnavailable(why)
@@ -339,7 +338,9 @@ async function networkOf(
   // the server staged node and the bundle in the run's folder, where the run's uid reaches them (view.ts netBridge)
   const [node, source] = ['node', 'proxy.js'].map(n => trustedFile(path.join(runDir, 'bin', n)))
   if (!node || !source)
-    return closed("the proxy's program was not found in the run's folder (or others could change it), so the commands had no network at all")
+    return closed(
+      "the proxy's program was not found in the run's folder (or others could change it), so the commands had no network at all"
+    )
   if (!host.bins.setpriv)
     return closed("setpriv (util-linux), which starts the proxy as the run's user, was not found: the commands had no network at all")
   const p = await startProxyProcess({

@@ -132,7 +132,7 @@ export const unshareArgs = (unshare: string, net = false): string[] => [
   ...(net ? ['--net'] : []),
   '--fork',
   '--kill-child',
-  '--mount-proc'
+  '--mount' // the server checks the run's uid against the host's /proc, then mounts its own (setup.ts claimIds)
 ]
 
 /** Whether PID namespaces can be made here (a cheap probe, as root). */

@@ -1,11 +1,11 @@
 // Putting things right as root after a run: what is left of its namespace, its
-// folder and its user, from the state the main step saved before each change.
+// folder and what runs as its uid, from the state the main step saved before each change.
 import path from 'node:path'
 import { spawn } from 'node:child_process'
 import { messageOf } from '../util'
 import { asRootArgv, trustedFile, type Privilege } from './privilege'
 import { isRunDir } from './copy'
-import { RUN_USER } from './user'
+import { RUN_UIDS } from '../trusted/protocol'
 import { AGENT_CGROUP } from './memory'
 
 /** What the post step needs: saved before each change it guards. */
@@ -17,9 +17,8 @@ export interface SavedState {
   /** the command server's bundle (dist/server/index.js), which also recovers */
   server: string
   rm: string
-  userdel?: string
-  /** the run's own user, recorded before it is made; removed with the run folder */
-  user?: string
+  /** the run's own uid, recorded before the server takes it: what still runs as it is killed */
+  uid?: number
   /** the run folder, recorded before it is made */
   runDir?: string
   /** the agent's cgroup, recorded before it is made */
@@ -30,7 +29,7 @@ export interface SavedState {
   key: string
 }
 
-/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir` and the run's user. Resolves with its problems. */
+/** Run the recovery helper as root: kill what is left of namespace `ns`, remove `runDir`, kill what runs as the run's uid. Resolves with its problems. */
 export function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done: boolean; problems: string[] }> {
   const priv: Privilege = state.priv === 'sudo' && state.sudo ? { kind: 'sudo', sudo: state.sudo } : { kind: 'root' }
   // checked again: the files run as root are still ones nobody else could have changed
@@ -49,8 +48,7 @@ export function recoverAsRoot(state: SavedState, maxMs: number): Promise<{ done:
     isRunDir(state.runDir) ? state.runDir : '',
     state.rm,
     state.key,
-    RUN_USER.test(state.user ?? '') ? (state.user as string) : '',
-    path.isAbsolute(state.userdel ?? '') ? (state.userdel as string) : '',
+    Number.isInteger(state.uid) && (state.uid as number) >= RUN_UIDS.from && (state.uid as number) < RUN_UIDS.to ? String(state.uid) : '',
     AGENT_CGROUP.test(state.cgroup ?? '') ? (state.cgroup as string) : ''
   ])
   return new Promise(resolve => {

@@ -109,13 +109,17 @@ export type Exited =
     }
   | Failure
 
+/**
+ * The uids a run's is picked from at random (gid the same), never one used before: keyrings outlive a uid's processes.
+ * Above every range handed out by default (users and nobody below 65,536, shadow's subordinate ids to 600,100,000,
+ * systemd's containers to 1,879,048,191, SSSD's directory users to 2,000,200,000), below systemd's foreign range and 2^31.
+ */
+export const RUN_UIDS = { from: 2_000_200_000, to: 2_147_352_576 }
+
 export interface ServerConfig {
-  /** the sandbox user's name (user mode) */
+  /** the sandbox user's name (bash-agent-<8 hex>) and uid (gid the same) in user mode: no account, refused unless unused */
   user?: string
-  /** the user is the run's own: it must not exist yet */
-  newUser?: boolean
-  /** groups that make a user too powerful */
-  powerfulGroups?: string[]
+  uid?: number
   /** RLIMIT_NPROC of the sandbox user's commands */
   maxProcesses?: number
   /** the runner's workspace */

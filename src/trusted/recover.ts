@@ -3,6 +3,7 @@
 import fs from 'node:fs'
 import cp from 'node:child_process'
 import { cmdlineHas, nsMembers, signal, withUid } from './proc'
+import { RUN_UIDS } from './protocol'
 
 /** A short wait: this helper has nothing else to do. */
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
@@ -21,11 +22,12 @@ function killUntilGone(find: () => number[]): number[] {
 /**
  * Recovery, for the post step (also run as root): kill every process of the
  * PID namespace `ns` (found by /proc/PID/ns/pid), until none is left, then
- * remove the run folder `dir`, the agent's `cgroup`, then the run's own `user`
- * (and what still runs as it) with `userdel`. Says what it did as one JSON line on stdout.
+ * remove the run folder `dir`, the agent's `cgroup`, and kill what still runs
+ * as the run's `uid` (the proxy, when the main step died): no account to remove.
+ * Says what it did as one JSON line on stdout.
  */
 export function recoverRun(args: string[]): void {
-  const [ns, dir, rm, key, user, userdel, cgroup] = args
+  const [ns, dir, rm, key, uid, cgroup] = args
   const problems: string[] = []
   // namespace inodes are reused: only a namespace whose init carries this run's key is this run's
   const members = (): number[] => {
@@ -39,7 +41,9 @@ export function recoverRun(args: string[]): void {
     if (r.status !== 0) problems.push(`could not remove ${dir}: ${String(r.stderr).split('\n')[0]}`)
   }
   if (cgroup && !left.length) problems.push(...removeCgroup(cgroup))
-  if (user && userdel && !left.length) problems.push(...removeUser(user, userdel))
+  // only a uid runs pick (never root's, nor a user's)
+  const mine = /^\d+$/.test(uid ?? '') && Number(uid) >= RUN_UIDS.from ? killUntilGone(() => withUid(Number(uid))) : []
+  if (mine.length) problems.push(`${mine.length} processes of uid ${uid} are still alive`)
   process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
 }
 
@@ -53,25 +57,4 @@ function removeCgroup(cgroup: string): string[] {
     }
   }
   return fs.existsSync(cgroup) ? [`could not remove the cgroup ${cgroup}`] : []
-}
-
-/** The run's own user: whatever still runs as it (the proxy, when the main step died) is this run's; then userdel. */
-function removeUser(user: string, userdel: string): string[] {
-  let uid = -1
-  for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-    const f = line.split(':')
-    if (f[0] === user && f.length >= 7) uid = Number(f[2])
-  }
-  if (uid <= 0) return []
-  const mine = killUntilGone(() => withUid(uid))
-  if (mine.length) return [`${mine.length} processes of the user ${user} are still alive; it is not removed`]
-  // its group goes with it (useradd --user-group made it); another run may hold the passwd lock: retried
-  let r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
-  for (let i = 0; i < 10 && r.status !== 0 && r.status !== 6; i++) {
-    sleep(100 + i * 100)
-    r = cp.spawnSync(userdel, ['--', user], { stdio: ['ignore', 'ignore', 'pipe'] })
-  }
-  if (r.status !== 0 && r.status !== 6)
-    return [`could not remove the user ${user}: ${String(r.stderr).split('\n')[0] || `exit ${r.status}`}`]
-  return []
 }

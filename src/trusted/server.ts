@@ -1,10 +1,10 @@
 // The one place where privileged work happens: the command server.
 //
 // It is started once per run, as root (directly or through `sudo -n`) inside a
-// new PID and mount namespace (`unshare --pid --fork --kill-child --mount-proc`,
-// with bash as the namespace's init, which reaps orphans). It reads its configuration and
+// new PID and mount namespace (`unshare --pid --fork --kill-child --mount`, with bash as the
+// namespace's init, which reaps orphans; the run's own /proc is mounted once its uid is checked). It reads its configuration and
 // then requests as JSON lines on stdin, and answers with binary frames on
-// stdout. It sets up the sandbox (the user, the agent's own copy, private
+// stdout. It sets up the sandbox (the run's uid, the agent's own copy, private
 // /tmp), then spawns every command as the sandbox user in
 // its own process group. When it exits, the kernel kills every process of the
 // namespace: nothing a command started outlives the run.
@@ -26,7 +26,7 @@ import {
 } from './protocol'
 import { killTree, living, pids, signal } from './proc'
 import { quietEnv, run } from './exec'
-import { bindWorkspace, buildCopy, ensureUser } from './setup'
+import { bindWorkspace, buildCopy, claimIds, identity } from './setup'
 import { enterView, netBridge, newRoot } from './view'
 import { agentCgroup, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
 import { listUpper } from './upper'
@@ -145,7 +145,7 @@ class CommandServer {
   }
 
   private async setUpUser(cfg: ServerConfig): Promise<SetUpInfo> {
-    const account = await ensureUser(cfg)
+    const account = await claimIds(cfg)
     this.account = account
     const { cgroup, upperSnapshot, ...info } = await setUpUser(cfg, account)
     this.cgroup = cgroup
@@ -284,7 +284,7 @@ async function setUpUser(cfg: ServerConfig, account: Ids): Promise<SetUpInfo & {
   const idmapNote = await bindWorkspace(cfg, account, root)
   const { note: memoryNote, ...cgroup } = await agentCgroup(cfg, root)
   const net = cfg.net ? await netBridge(cfg, root, account) : {}
-  await enterView(cfg, root)
+  await enterView(cfg, root, identity(cfg, account, root))
   const copy = await buildCopy(cfg, account, idmapNote)
   if (cfg.bins.prlimit && cfg.maxProcesses) {
     // inherited by every command; root (this server) is exempt

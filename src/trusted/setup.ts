@@ -1,8 +1,9 @@
-// The command server's set-up in `user` mode: the sandbox user, and the agent's
+// The command server's set-up in `user` mode: the run's uid and names, and the agent's
 // own copy of the workspace. Runs as root inside the server's namespaces.
 import fs from 'node:fs'
 import pathM from 'node:path'
-import type { ServerConfig } from './protocol'
+import { RUN_UIDS, type ServerConfig } from './protocol'
+import { withUid } from './proc'
 import { firstLine, must, quietEnv, run } from './exec'
 /** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
 const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
@@ -25,54 +26,51 @@ export interface CopyInfo {
   copyNote?: string
 }
 
-/** The sandbox user, created (when missing, unless it must be new); refused when it could reach root. */
-export async function ensureUser(cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
-  const b = cfg.bins
-  const name = cfg.user as string
-  if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name "${name}"`)
-  const lookup = (): { uid: number; gid: number } | undefined => {
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const f = line.split(':')
-      if (f[0] === name && f.length >= 7) return { uid: Number(f[2]), gid: Number(f[3]) }
-    }
-    return undefined
+/**
+ * The run's uid (gid the same), picked by the action: refused unless unused (`usedBy`), read from the host's /proc
+ * (the server starts without unshare's --mount-proc), then the namespace's own /proc is mounted. No account is made:
+ * a uid no user has is in no supplementary group (libuv's setgroups(0) on each spawn), and sudo cannot name it.
+ */
+export async function claimIds(cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
+  const uid = cfg.uid as number
+  if (!/^bash-agent-[0-9a-f]{8}$/.test(cfg.user ?? '')) throw new Error(`invalid user name ${JSON.stringify(cfg.user)}`)
+  let why = "the host's processes cannot be seen"
+  try {
+    // a /proc of the host's PID namespace names us by another pid than our own namespace does
+    if (fs.readlinkSync('/proc/self') !== `${process.pid}`) why = usedBy(uid)
+  } finally {
+    await must('a /proc of its own', cfg.bins.mount, ['-t', 'proc', '-o', 'nosuid,nodev,noexec', 'proc', '/proc'])
   }
-  let account = lookup()
-  // a run's own user must be new: one that exists belongs to someone else
-  if (account && cfg.newUser) throw new Error(`the user ${name} already exists`)
-  const args = [
-    '--no-create-home',
-    '--home-dir',
-    '/nonexistent',
-    '--shell',
-    '/bin/bash',
-    '--user-group',
-    '--comment',
-    'bash-agent action sandbox'
-  ]
-  for (let attempt = 0; !account && attempt < 6; attempt++) {
-    // another run may be creating it, or holding the passwd lock
-    const r = await run(b.useradd, [...args, name])
-    if (r.code === 9 && cfg.newUser) throw new Error(`the user ${name} already exists`)
-    account = lookup()
-    if (!account) await new Promise(r => setTimeout(r, 200 + attempt * 300))
+  if (why) throw new Error(`uid ${uid} is refused: ${why}`)
+  return { uid, gid: uid }
+}
+
+/** Why `uid` is no fresh one ('' when it is): out of RUN_UIDS, in /etc/passwd or /etc/group, a process's, a keyring's. */
+export function usedBy(uid: number): string {
+  if (!Number.isInteger(uid) || uid < RUN_UIDS.from || uid >= RUN_UIDS.to) return 'not among the uids runs pick'
+  const third = new RegExp(`^[^:\\n]*:[^:\\n]*:([^:\\n]*:)?${uid}:`, 'm') // the third field (a uid or gid), or a passwd's fourth (gid)
+  if (['/etc/passwd', '/etc/group'].some(f => third.test(fs.readFileSync(f, 'utf8')))) return 'a user or group of /etc has it'
+  if (withUid(uid).length) return 'a process has it'
+  // `<uid>: ...` for each user with keys (or keyrings) in the kernel; none in a kernel without keys
+  const keys = fs.existsSync('/proc/key-users') ? fs.readFileSync('/proc/key-users', 'utf8') : ''
+  return keys.split('\n').some(l => l.trim().startsWith(`${uid}:`)) ? 'the kernel holds keys of it' : ''
+}
+
+/**
+ * The names commands see (whoami, git's ident): the host's /etc/passwd and /etc/group plus the run's lines, in a
+ * root-only folder of the new root `root`, laid over the view's /etc (viewPlan: an overlay, not a bind on each file:
+ * the host replacing a file, as useradd does by rename, takes a bind on it away in every namespace). Returns it.
+ */
+export function identity(cfg: ServerConfig, account: { uid: number; gid: number }, root: string): string {
+  const dir = pathM.join(root + cfg.runDir, 'etc')
+  fs.mkdirSync(dir, { mode: 0o700 })
+  const home = pathM.join(cfg.runDir as string, 'home')
+  const own = { passwd: `${account.uid}:${account.gid}:bash-agent action sandbox:${home}:/bin/bash`, group: `${account.gid}:` }
+  for (const [name, line] of Object.entries(own)) {
+    fs.writeFileSync(pathM.join(dir, name), `${fs.readFileSync(`/etc/${name}`, 'utf8').replace(/\n?$/, '\n')}${cfg.user}:x:${line}\n`)
+    fs.chmodSync(pathM.join(dir, name), 0o644)
   }
-  if (!account) throw new Error(`could not create the user ${name}`)
-  if (account.uid === 0 || account.gid === 0) throw new Error(`the user ${name} has root's uid or gid`)
-  const gid = account.gid
-  const groups = fs
-    .readFileSync('/etc/group', 'utf8')
-    .split('\n')
-    .map(l => l.split(':'))
-    .filter(f => f.length >= 4 && (Number(f[2]) === gid || f[3].split(',').includes(name)))
-    .map(f => f[0])
-  const powerful = groups.filter(g => (cfg.powerfulGroups ?? []).includes(g))
-  if (powerful.length) throw new Error(`the user ${name} is in the group ${powerful.join(', ')}`)
-  if (b.sudo) {
-    const l = await run(b.sudo, ['-n', '-l', '-U', name])
-    if (/may run the following commands/i.test(l.stdout.toString())) throw new Error(`the user ${name} may use sudo`)
-  }
-  return account
+  return dir
 }
 
 /**

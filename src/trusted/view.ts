@@ -42,7 +42,7 @@ export interface HostFacts {
 export type Step = { dir: string; mode: number } | { link: string; to: string } | { file: string } | { argv: string[] }
 
 /** The view's steps, in order, for the new root `root` (paths below are the view's). */
-export function viewPlan(root: string, facts: HostFacts, bins: Record<string, string>): Step[] {
+export function viewPlan(root: string, facts: HostFacts, bins: Record<string, string>, etc?: string): Step[] {
   const at = (p: string) => pathM.join(root, p)
   const under = (p: string, d: string) => p === d || p.startsWith(d + '/')
   const ro = (m: string) => ['-o', `remount,bind,ro,nosuid,nodev${facts.noexec.includes(m) ? ',noexec' : ''}`, at(m)]
@@ -54,8 +54,13 @@ export function viewPlan(root: string, facts: HostFacts, bins: Record<string, st
       continue
     }
     steps.push({ dir: at(p), mode: 0o755 })
-    mount('--rbind', p, at(p))
-    for (const m of [p, ...facts.mounts.filter(m => m !== p && under(m, p))]) mount(...ro(m))
+    const below = facts.mounts.filter(m => m !== p && under(m, p))
+    if (p === '/etc' && etc) {
+      // the run's passwd and group over the host's /etc (an overlay reads no mount below it: those are bound one by one)
+      mount('-t', 'overlay', '-o', `ro,nosuid,nodev,lowerdir=${etc}:/etc`, 'overlay', at(p))
+      for (const m of below) mount('--bind', m, at(m))
+    } else mount('--rbind', p, at(p))
+    for (const m of [p, ...below]) mount(...ro(m))
   }
   for (const [d, mode] of pairs(FOLDERS)) steps.push({ dir: at(d), mode: parseInt(mode, 8) })
   mount('--bind', '/sys', at('/sys'))
@@ -119,8 +124,8 @@ export async function newRoot(cfg: ServerConfig): Promise<string> {
 }
 
 /** The plan carried out in order (the mounts in one bash process: a runner has dozens); the first failure throws. */
-export async function enterView(cfg: ServerConfig, root: string): Promise<void> {
-  const steps = viewPlan(root, hostFacts(cfg.tools ?? []), cfg.bins)
+export async function enterView(cfg: ServerConfig, root: string, etc?: string): Promise<void> {
+  const steps = viewPlan(root, hostFacts(cfg.tools ?? []), cfg.bins, etc)
   const argvs: string[] = []
   for (const s of steps) {
     if ('dir' in s) {
@@ -162,7 +167,10 @@ export async function netBridge(
   // root's folder <runDir>/bin, each file linked (same file system) or copied, never writable by that uid
   const bin = pathM.join(cfg.runDir as string, 'bin')
   fs.mkdirSync(bin, { mode: 0o755 })
-  for (const [from, name] of [[process.execPath, 'node'], [cfg.proxyBundle as string, 'proxy.js']]) {
+  for (const [from, name] of [
+    [process.execPath, 'node'],
+    [cfg.proxyBundle as string, 'proxy.js']
+  ]) {
     try {
       fs.linkSync(from, pathM.join(bin, name))
     } catch {
