@@ -79,6 +79,7 @@ export async function agentCgroup(cfg: ServerConfig): Promise<AgentCgroup & { ke
       const subtree = pathM.join(d, 'cgroup.subtree_control')
       if (!fs.readFileSync(subtree, 'utf8').split(/\s+/).includes('memory')) fs.writeFileSync(subtree, '+memory')
     }
+    if (!v2) fs.writeFileSync(pathM.join(agent, 'memory.use_hierarchy'), '1') // (old kernels: the limit covers its children)
     fs.writeFileSync(pathM.join(agent, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(cfg.memory))
     try {
       fs.writeFileSync(pathM.join(agent, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes'), v2 ? '0' : String(cfg.memory))
