@@ -130,6 +130,9 @@ describe.each(KINDS)('bounded ($name)', kind => {
       expect(innocent).toContain('hog ended 137') // SIGKILL, by the kernel, while this command ran
       expect(innocent).not.toContain('out of memory')
       expect(hog).toContain('[killed: out of memory (limit 96 MiB)]')
+      // command 1's cgroup outlived it (its background process held it): removed with the run's, children first
+      const cgroup = /"cgroup":"([^"]+)"/.exec(readFileSync(r.run.stateFile, 'utf8'))?.[1] ?? ''
+      expect(AGENT_CGROUP.test(cgroup) && !existsSync(cgroup)).toBe(true)
     },
     300_000
   )
