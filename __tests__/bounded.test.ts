@@ -3,13 +3,13 @@
 // own (a cgroup), and a command killed for memory is reported as that, by an action that ends normally.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
-import { cleanupRuns } from './helpers/run-action'
+import { cleanupRuns, type RunOptions } from './helpers/run-action'
 import { agent, toolResults } from './helpers/agent-run'
 import { AGENT_CGROUP, memoryBytes, planCgroup } from '../src/sandbox/memory'
-import { sandboxKinds, type Kind } from './helpers/kinds'
+import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
 
 const KINDS = sandboxKinds()
 if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
@@ -23,10 +23,10 @@ const hasCgroup =
 
 const results = toolResults
 
-const run = (kind: Kind, script: Reply[], inputs: Record<string, string> = {}) =>
+const run = (kind: Kind, script: Reply[], inputs: Record<string, string> = {}, extra: Partial<RunOptions> = {}) =>
   agent(script, {
     inputs: { sandbox: 'user', 'blocked-commands': '', 'command-timeout': '60', ...inputs },
-    extra: { asUser: kind.asUser },
+    extra: { asUser: kind.asUser, ...extra },
     timeoutMs: 240_000
   })
 
@@ -34,6 +34,29 @@ const run = (kind: Kind, script: Reply[], inputs: Record<string, string> = {}) =
 // size as statfs tells: `<target> <fstype> <maj:min> <bytes>`.
 const WRITABLE = `findmnt -rn -o TARGET,FSTYPE,OPTIONS,MAJ:MIN | awk '{t[$1]=$2; o[$1]=$3; d[$1]=$4} END {for (m in t) if (o[m] ~ /^rw/ && m !~ /^\\/proc/) print m, t[m], d[m]}' |
   while read -r m t d; do echo "$m $t $d $(stat -f -c '%b %S' "$m" | awk '{printf "%d", $1 * $2}')"; done`
+
+const V2 = existsSync('/sys/fs/cgroup/cgroup.controllers')
+
+/** A cgroup limited to `mib` MiB for the action itself, as a runner service's or a container's. */
+function limitedCgroup(mib: number): string {
+  const dir = `/sys/fs/cgroup/${V2 ? '' : 'memory/'}bash-agent-test-${process.pid}-${Math.floor(Math.random() * 1e9)}`
+  mkdirSync(dir)
+  writeFileSync(`${dir}/${V2 ? 'memory.max' : 'memory.limit_in_bytes'}`, String(mib * 1048576))
+  return dir
+}
+
+/** The processes of a cgroup (and, v2, of its children) the kernel killed for memory. */
+const oomKillsIn = (dir: string) =>
+  Number(/^oom_kill (\d+)$/m.exec(readFileSync(`${dir}/${V2 ? 'memory.events' : 'memory.oom_control'}`, 'utf8'))?.[1] ?? NaN)
+
+async function removeCgroup(dir: string): Promise<void> {
+  for (let i = 0; i < 100 && existsSync(dir); i++)
+    try {
+      rmdirSync(dir)
+    } catch {
+      await new Promise(r => setTimeout(r, 100)) // its last processes are still ending
+    }
+}
 
 describe.each(KINDS)('bounded ($name)', kind => {
   test("the writable memory-backed folders the agent sees are one tmpfs, of at most half the machine's memory", async () => {
@@ -80,6 +103,60 @@ describe.each(KINDS)('bounded ($name)', kind => {
       const cgroup = /"cgroup":"([^"]+)"/.exec(readFileSync(r.run.stateFile, 'utf8'))?.[1] ?? ''
       expect(AGENT_CGROUP.test(cgroup)).toBe(true)
       expect(existsSync(cgroup)).toBe(false)
+    },
+    300_000
+  )
+
+  ;(hasCgroup ? test : test.skip)(
+    "a command is marked out of memory only when its own processes were killed, not an earlier command's",
+    async () => {
+      const r = await run(
+        kind,
+        [
+          // a background hog that waits for the next command, then is killed for memory while that one runs
+          bash(
+            '(while [ ! -e /tmp/go ]; do sleep 0.1; done; head -c 400M /dev/zero | tail; echo "$?" > /tmp/hog) >/dev/null 2>&1 & echo started'
+          ),
+          bash('touch /tmp/go; while [ ! -e /tmp/hog ]; do sleep 0.1; done; echo "hog ended $(cat /tmp/hog)"'),
+          bash('head -c 400M /dev/zero | tail | wc -c'),
+          text('Done.')
+        ],
+        { 'memory-limit': '96' }
+      )
+      expect(r.run.code).toBe(0)
+      const [first, innocent, hog] = results(r)
+      expect(first).toContain('started')
+      expect(first).not.toContain('out of memory')
+      expect(innocent).toContain('hog ended 137') // SIGKILL, by the kernel, while this command ran
+      expect(innocent).not.toContain('out of memory')
+      expect(hog).toContain('[killed: out of memory (limit 96 MiB)]')
+      // command 1's cgroup outlived it (its background process held it): removed with the run's, children first
+      const cgroup = /"cgroup":"([^"]+)"/.exec(readFileSync(r.run.stateFile, 'utf8'))?.[1] ?? ''
+      expect(AGENT_CGROUP.test(cgroup) && !existsSync(cgroup)).toBe(true)
+    },
+    300_000
+  )
+
+  ;(hasCgroup && isRoot ? test : test.skip)(
+    'the action survives a limited parent cgroup: the agent uses more than the action may, the run ends with its report',
+    async () => {
+      const parent = limitedCgroup(250)
+      try {
+        const r = await run(
+          kind,
+          [bash('head -c 450M /dev/zero | tail | wc -c'), text('Done.')],
+          { 'memory-limit': '600' },
+          { cgroup: parent }
+        )
+        expect(r.run.code).toBe(0)
+        expect(r.run.outputs['exit-reason']).toBe('end_turn')
+        // the command succeeds, or is killed alone; nothing of the action is
+        expect(results(r)[0]).toMatch(/^471859200$|killed: out of memory \(limit 600 MiB\)/m)
+        expect(r.comment.updates[r.comment.updates.length - 1]).toContain('Done.')
+        expect(oomKillsIn(parent)).toBe(0)
+      } finally {
+        await removeCgroup(parent)
+      }
     },
     300_000
   )

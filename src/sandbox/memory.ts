@@ -18,7 +18,8 @@ export function memoryBytes(mib?: number): number {
 export const AGENT_CGROUP = /^\/sys\/fs\/cgroup\/(?:(?!\.\.?\/)[\w.:@-]+\/)*bash-agent-[0-9a-f]{32}$/
 
 /**
- * Where the run's cgroup goes: never under the action's own cgroup (where that has a limit, as a runner
+ * Where the run's cgroup goes (the server makes in it `agent`, limited, with a cgroup per command, and `server`,
+ * for itself and what it runs, unlimited; trusted/memory.ts): never under the action's own cgroup (where that has a limit, as a runner
  * service's or a container's, the agent's use would count against it and kill the action), but at the top of
  * the hierarchy: under a parent of the runs' own in cgroup v2 (a cgroup that holds processes may not pass the
  * memory controller on), at the root of v1's memory hierarchy. Its name is random and names nothing else of the
@@ -31,7 +32,7 @@ export function planCgroup(): string | undefined {
   return `/sys/fs/cgroup/memory/${name}`
 }
 
-/** A command during which the kernel killed a process of the agent's cgroup for memory: the record says so. */
+/** A command whose own processes the kernel killed for memory: the record says so. */
 export function outOfMemory(rec: CommandRecord, limitMiB: number | undefined): CommandRecord {
   return limitMiB === undefined ? rec : { ...rec, outOfMemory: `killed: out of memory (limit ${limitMiB} MiB)` }
 }

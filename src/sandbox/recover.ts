@@ -21,7 +21,7 @@ export interface SavedState {
   uid?: number
   /** the run folder, recorded before it is made */
   runDir?: string
-  /** the agent's cgroup, recorded before it is made */
+  /** the run's cgroup (the agent's and the server's under it), recorded before it is made */
   cgroup?: string
   /** the PID namespace, once known */
   ns?: string

@@ -8,17 +8,19 @@ import type { Writable } from 'node:stream'
 import type { ServerConfig } from './protocol'
 import { must } from './exec'
 
-/** What the server keeps of the agent's cgroup: where to put a command, where to count its OOM kills. */
+/** What the server keeps of the agent's cgroup: where each command's own goes, the file that counts its OOM kills. */
 export interface AgentCgroup {
-  procs?: string
+  dir?: string
   events?: string
   limitMiB?: number
 }
 
 /**
- * The agent's cgroup at cfg.cgroup (planned by the action, so the post step can remove it), limited to
- * cfg.memory without swap, then bound into a root-only folder of the run in the new root `root`: the hierarchy
- * itself is not in the agent's view, and the server still puts each command in.
+ * The run's cgroup at cfg.cgroup (planned by the action, so the post step can remove it): `agent`, limited to
+ * cfg.memory without swap, holds a cgroup per command; `server` holds this server and what it runs, so that
+ * neither counts against the action's own cgroup (a runner service's or a container's limit would kill the
+ * action). `agent` is bound into a root-only folder of the run in the new root `root`: the hierarchy itself is not in
+ * the agent's view, and the server still puts each command in.
  */
 export async function agentCgroup(cfg: ServerConfig, root: string): Promise<AgentCgroup & { note: string }> {
   const at = cfg.cgroup
@@ -30,68 +32,62 @@ export async function agentCgroup(cfg: ServerConfig, root: string): Promise<Agen
   }
   if (!at || !cfg.memory) return none('no cgroup memory controller here')
   const v2 = fs.existsSync('/sys/fs/cgroup/cgroup.controllers')
-  const write = (file: string, value: string, optional = false) => {
-    try {
-      fs.writeFileSync(file, value)
-    } catch (e) {
-      if (!optional) throw e
-    }
-  }
+  const agent = pathM.join(at, 'agent')
   try {
-    if (v2) {
-      // a cgroup of processes may not pass controllers on (v2): the runs' cgroups live under a parent of their own
-      const parent = pathM.dirname(at)
-      fs.mkdirSync(parent, { recursive: true })
-      for (const d of [pathM.dirname(parent), parent])
-        if (!fs.readFileSync(pathM.join(d, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('memory'))
-          write(pathM.join(d, 'cgroup.subtree_control'), '+memory')
+    fs.mkdirSync(pathM.dirname(at), { recursive: true })
+    for (const d of [at, agent, pathM.join(at, 'server')]) fs.mkdirSync(d) // fails if it exists: never reused
+    // v2: a cgroup that holds processes may not pass controllers on: the runs' cgroups under a parent of their own
+    for (const d of v2 ? [pathM.dirname(pathM.dirname(at)), pathM.dirname(at), at, agent] : []) {
+      const subtree = pathM.join(d, 'cgroup.subtree_control')
+      if (!fs.readFileSync(subtree, 'utf8').split(/\s+/).includes('memory')) fs.writeFileSync(subtree, '+memory')
     }
-    fs.mkdirSync(at)
-    write(pathM.join(at, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(cfg.memory))
-    write(pathM.join(at, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes'), v2 ? '0' : String(cfg.memory), true)
+    if (!v2) fs.writeFileSync(pathM.join(agent, 'memory.use_hierarchy'), '1') // (old kernels: the limit covers its children)
+    fs.writeFileSync(pathM.join(agent, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(cfg.memory))
+    try {
+      fs.writeFileSync(pathM.join(agent, v2 ? 'memory.swap.max' : 'memory.memsw.limit_in_bytes'), v2 ? '0' : String(cfg.memory))
+    } catch {
+      // no swap accounting here
+    }
+    fs.writeFileSync(pathM.join(at, 'server', 'cgroup.procs'), '0') // this server, from now on
     const bound = pathM.join(cfg.runDir as string, 'cgroup', 'agent')
-    fs.mkdirSync(root + bound, { recursive: true, mode: 0o700 })
-    await must('the memory limit', cfg.bins.mount, ['--bind', at, root + bound])
+    fs.mkdirSync(root + bound, { recursive: true, mode: 0o700 }) // (its parent: root's alone)
+    await must('the memory limit', cfg.bins.mount, ['--bind', agent, root + bound])
     return {
-      procs: pathM.join(bound, 'cgroup.procs'),
-      events: pathM.join(bound, v2 ? 'memory.events' : 'memory.oom_control'),
+      dir: bound,
+      events: v2 ? 'memory.events' : 'memory.oom_control',
       limitMiB: mib,
       note: `the commands and their temporary files may use ${mib} MiB together (the files at most ${files} MiB; a cgroup ${v2 ? 'v2' : 'v1'} of their own)`
     }
   } catch (e) {
-    try {
-      fs.rmdirSync(at)
-    } catch {
-      // not made
-    }
-    return none((e as Error).message)
+    return none((e as Error).message) // what was made, the post step removes
   }
 }
 
-/** The script a command starts with when it must wait until it is in the cgroup (fd 3 tells it). */
+/** The script a command starts with when it must wait until it is in its cgroup (fd 3 tells it). */
 export function gated(script: string, cg: AgentCgroup): string {
-  return cg.procs ? `read -r -u 3 __bash_agent_go; exec 3<&-; unset __bash_agent_go; ${script}` : script
+  return cg.dir ? `read -r -u 3 __bash_agent_go; exec 3<&-; unset __bash_agent_go; ${script}` : script
 }
 
-/** Put a just-spawned (waiting) command into the agent's cgroup, then let it go on. */
-export function joinCgroup(cg: AgentCgroup, child: ChildProcess): void {
-  if (!cg.procs) return
-  try {
-    if (child.pid) fs.writeFileSync(cg.procs, String(child.pid))
-  } catch {
-    // the command runs, outside the limit: nothing better to do for it
-  }
+/** Put a just-spawned (waiting) command into a cgroup of its own under the agent's, then let it go on; throws when it cannot. */
+export function joinCgroup(cg: AgentCgroup, child: ChildProcess, id: number): string | undefined {
+  if (!cg.dir) return undefined
+  const own = pathM.join(cg.dir, String(id))
+  fs.mkdirSync(own)
+  fs.writeFileSync(pathM.join(own, 'cgroup.procs'), String(child.pid))
   const gate = child.stdio[3] as Writable | null | undefined
   gate?.on('error', () => undefined)
   gate?.end('\n')
+  return own
 }
 
-/** How many processes of the agent's cgroup the kernel killed for memory so far. */
-export function oomKills(cg: AgentCgroup): number {
-  if (!cg.events) return 0
+/** Whether the kernel killed a process of a command's own cgroup for memory; the cgroup goes if empty. */
+export function oomKilled(cg: AgentCgroup, own: string | undefined): boolean {
+  let kills = 0
   try {
-    return Number(/^oom_kill (\d+)$/m.exec(fs.readFileSync(cg.events, 'utf8'))?.[1] ?? 0)
+    kills = Number(/^oom_kill (\d+)$/m.exec(fs.readFileSync(pathM.join(own as string, cg.events as string), 'utf8'))?.[1] ?? 0)
+    fs.rmdirSync(own as string)
   } catch {
-    return 0
+    // no cgroup, or a process it left in the background holds it (the post step removes it)
   }
+  return kills > 0
 }

@@ -47,8 +47,10 @@ export function recoverRun(args: string[]): void {
   process.stdout.write(JSON.stringify({ killed: left.length === 0, problems }))
 }
 
-/** The agent's cgroup: empty once the namespace is gone (a process still dying makes it busy a moment). */
+/** The run's cgroup, children first: empty once the namespace is gone (a process still dying makes one busy a moment). */
 function removeCgroup(cgroup: string): string[] {
+  for (const e of fs.existsSync(cgroup) ? fs.readdirSync(cgroup, { withFileTypes: true }) : [])
+    if (e.isDirectory()) removeCgroup(`${cgroup}/${e.name}`)
   for (let i = 0; i < 50 && fs.existsSync(cgroup); i++) {
     try {
       fs.rmdirSync(cgroup)

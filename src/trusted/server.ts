@@ -28,7 +28,7 @@ import { killTree, living, pids, signal } from './proc'
 import { quietEnv, run } from './exec'
 import { bindWorkspace, buildCopy, claimIds, identity } from './setup'
 import { enterView, netBridge, newRoot } from './view'
-import { agentCgroup, gated, joinCgroup, oomKills, type AgentCgroup } from './memory'
+import { agentCgroup, gated, joinCgroup, oomKilled, type AgentCgroup } from './memory'
 import { listUpper } from './upper'
 
 type Ids = { uid: number; gid: number }
@@ -172,21 +172,23 @@ class CommandServer {
   }
 
   private startCommand(req: Extract<Request, { op: 'run' }>): void {
-    let child: ChildProcess
+    let child: ChildProcess | undefined
+    let own: string | undefined
     const cgroup = this.cgroup
-    const oomBefore = oomKills(cgroup)
     try {
-      // in the agent's cgroup before it runs anything: it waits on fd 3 until put there
+      // in a cgroup of its own before it runs anything: it waits on fd 3 until put there
       child = spawn((this.cfg as ServerConfig).bins.bash, ['-c', gated(SCRIPT, cgroup), 'bash', req.command], {
         cwd: req.cwd || this.workdir,
         env: req.env,
-        stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.procs ? (['pipe'] as const) : [])],
+        stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.dir ? (['pipe'] as const) : [])],
         detached: true,
         ...(this.ids() ?? {})
       })
+      if (child.pid !== undefined) own = joinCgroup(cgroup, child, req.id)
     } catch (e) {
-      this.out.exit(req.id, { error: (e as Error).message })
-      return
+      child?.kill('SIGKILL') // never run outside the limit
+      child?.stdout?.destroy()
+      return this.out.exit(req.id, { error: (e as Error).message })
     }
     if (child.pid === undefined) {
       // it did not start (ENOENT, EMFILE...): Node says why in its 'error', and nothing else follows
@@ -194,10 +196,9 @@ class CommandServer {
       child.stdout?.destroy()
       return
     }
-    joinCgroup(cgroup, child)
     this.children.set(req.id, child)
     // nothing is said of the start (the action would wake for it while the command runs): its exit says all
-    this.follow(req.id, child, () => (oomKills(cgroup) > oomBefore ? cgroup.limitMiB : undefined))
+    this.follow(req.id, child, () => (oomKilled(cgroup, own) ? cgroup.limitMiB : undefined))
   }
 
   /**
