@@ -51,7 +51,7 @@ import { MAX_PROCESSES, POWERFUL_GROUPS, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
 import { memoryBytes, planCgroup } from './memory'
-import { secretFiles, type SecretFile } from './secret-files'
+import { secretCheck, type SecretFile } from './secret-files'
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode, Sandbox }
@@ -141,9 +141,16 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const env = envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace })
     return new PlainEnvironment(opts.workspace, env, readWorkspaceGit(opts.workspace)?.baseSha)
   }
-  // The copy holds no credential; the workspace's are still taught to the redactor.
+  // Side by side: the host's probes, the secret check's list of files (it needs no secret), and the credential
+  // scan (the copy holds no credential; the workspace's are still taught to the redactor, whose secrets the
+  // check then searches for).
+  const probed = findHost(opts)
+  probed.catch(() => {}) // awaited below
+  const check = secretCheck(opts.workspace)
   const found = await collectCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME }).catch(() => [])
-  const host = await findHost(opts).catch((e: unknown) => {
+  const withhold = check(opts.redactor.values())
+  withhold.catch(() => {}) // awaited by prepareUser, or the set-up stopped before it
+  const host = await probed.catch((e: unknown) => {
     throw new SandboxUnavailable(messageOf(e))
   })
   const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'useradd', 'userdel', 'rm', 'unshare'].filter(n => !host.bins[n])
@@ -154,7 +161,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   else if (missing.length) why = `${missing.join(', ')} not found`
   else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) why = 'network namespaces (unshare --net) are not available'
   if (why) throw new SandboxUnavailable(why)
-  return prepareUser(host, found)
+  return prepareUser(host, found, withhold)
 }
 
 async function findHost(opts: SandboxOptions): Promise<Host> {
@@ -280,11 +287,11 @@ function userServerConfig(
 }
 
 /** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
-async function prepareUser(host: Host, found: string[]): Promise<Sandbox> {
+async function prepareUser(host: Host, found: string[], checked: Promise<SecretFile[]>): Promise<Sandbox> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
-  const withhold = await secretFiles(opts.workspace, opts.redactor.values()).catch((e: unknown) => {
+  const withhold = await checked.catch((e: unknown) => {
     throw new Error(`the workspace could not be checked for files holding secrets: ${messageOf(e)}`)
   })
   for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
