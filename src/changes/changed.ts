@@ -242,14 +242,36 @@ async function candidates(o: ChangedOptions, end: Types, env: Record<string, str
   return out
 }
 
-/** `ls-files -s -z`: path -> `mode sha`. */
-function parseStage(out: Buffer): Map<string, { mode: string; sha: string }> {
+/** Up to this many paths are looked up one by one in a listing; more, and the whole listing is parsed. */
+const LOOKUPS = 256
+const STAGE_PREFIX = /^[0-7]{6} [0-9a-f]+ [0-3]$/
+
+/**
+ * `ls-files -s -z`: path -> `mode sha`; with `wanted`, only those paths, each found by a search in the
+ * listing when they are few, so the cost follows the change rather than the index (30,000 entries
+ * parsed one by one took most of a one-line fix's hand-back).
+ */
+function parseStage(out: Buffer, wanted?: Set<string>): Map<string, { mode: string; sha: string }> {
+  const text = out.toString('latin1')
   const m = new Map<string, { mode: string; sha: string }>()
-  for (const rec of splitNul(out)) {
-    const tab = rec.indexOf(0x09)
+  if (wanted && wanted.size <= LOOKUPS) {
+    for (const p of wanted) {
+      // a record is `mode sha stage<TAB>path<NUL>`: a match whose prefix is not one is inside another path
+      for (let at = text.indexOf(`\t${p}\0`); at >= 0; at = text.indexOf(`\t${p}\0`, at + 1)) {
+        const head = text.slice(text.lastIndexOf('\0', at) + 1, at)
+        if (!STAGE_PREFIX.test(head)) continue
+        const [mode, sha] = head.split(' ')
+        m.set(p, { mode, sha })
+        break
+      }
+    }
+    return m
+  }
+  for (const rec of text.split('\0')) {
+    const tab = rec.indexOf('\t')
     if (tab < 0) continue
-    const [mode, sha] = rec.subarray(0, tab).toString('latin1').split(' ')
-    m.set(rec.subarray(tab + 1).toString('latin1'), { mode, sha })
+    const [mode, sha] = rec.slice(0, tab).split(' ')
+    if (!wanted || wanted.has(rec.slice(tab + 1))) m.set(rec.slice(tab + 1), { mode, sha })
   }
   return m
 }
@@ -323,7 +345,9 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     await gitA(o.baseSha ? ['read-tree', o.baseSha] : ['read-tree', '--empty'])
     const start: Types = new Map()
     localTypes(o.workspace, queryFor(paths, start), start)
-    const s = sidePlan(paths, start, parseStage(await gitA(['ls-files', '-s', '-z'])))
+    // what sidePlan asks of the index: the paths and their folders (a submodule's gitlink)
+    const asked = new Set([...paths].flatMap(p => [p, ...ancestors(p)]))
+    const s = sidePlan(paths, start, parseStage(await gitA(['ls-files', '-s', '-z']), asked))
     const ignoredStart = await ignoredOf(o.localExec, envOf(a.repo, o.workspace), ignoreConfig, o.workspace, s.untracked)
     const added = [...s.files, ...s.untracked.filter(p => !ignoredStart.has(p))]
     if (s.remove.length) await gitA(['update-index', '--force-remove', '-z', '--stdin'], nul(s.remove))
@@ -332,7 +356,7 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     const against = o.carried ? await carriedTree(gitA, o.carried) : startTree
 
     // end: the copy's versions of the same paths, hashed in the sandbox
-    const e = sidePlan(paths, end, parseStage(await gitA(['ls-files', '-s', '-z'])))
+    const e = sidePlan(paths, end, parseStage(await gitA(['ls-files', '-s', '-z']), asked))
     // a nested repository in an ignored folder (a dependency cloned into node_modules) is not named either
     const ignoredEnd = await ignoredOf(o.exec, envB, ignoreConfig, o.workdir, [...e.untracked, ...e.nested])
     const hashed = [...e.files, ...e.untracked.filter(p => !ignoredEnd.has(p))]

@@ -120,10 +120,12 @@ class Agent {
   private async run(): Promise<RunResult> {
     const { settings, control, rec } = this.ctx
     const contextBudgetTokens = Math.floor(contextWindowOf(settings.model) * CONTEXT_SHARE)
+    // The set-up starts now (the gate has let the run through: no namespace is made for a refused
+    // commenter), beside reading the thread's history and the first GitHub writes.
+    this.startSetup()
     await this.startConversation(contextBudgetTokens)
     // The sandbox whole before the first model request: a set-up that fails stops the run here, before any
     // request or command (SPEC "Secrets", Sandbox: it fails closed).
-    this.startSetup()
     try {
       this.sandbox = await untilAborted(this.prepared, control.signal)
       rec.info.sandbox = this.sandbox.note

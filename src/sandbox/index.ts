@@ -51,7 +51,7 @@ import { MAX_PROCESSES, newRunUser } from './user'
 import { proxySource, startProxyProcess, type NetworkReport, type ProxyProcess } from '../network/launch'
 import { proxyEnv } from './env'
 import { memoryBytes, planCgroup } from './memory'
-import { secretFiles, type SecretFile } from './secret-files'
+import { secretCheck, type SecretFile } from './secret-files'
 
 import type { SandboxMode } from '../settings'
 export type { SandboxMode, Sandbox }
@@ -139,14 +139,21 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const env = envFor(opts.env, { redactor: opts.redactor, passEnv: opts.passEnv ?? [], workdir: opts.workspace })
     return new PlainEnvironment(opts.workspace, env, readWorkspaceGit(opts.workspace)?.baseSha)
   }
-  // The workspace's credentials are taught to the redactor; the copy gets its nested repositories' configs
-  // with only the keys known to be harmless, and no credential store (nested.ts). Unchecked, no copy is made.
+  // Side by side: the host's probes, the secret check's list of files (it needs no secret), and the credential
+  // scan: the workspace's credentials are taught to the redactor (whose secrets the check then searches for); the
+  // copy gets its nested repositories' configs with only the keys known to be harmless, and no credential store
+  // (nested.ts). Unchecked, no copy is made.
+  const probed = findHost(opts)
+  probed.catch(() => {}) // awaited below
+  const check = secretCheck(opts.workspace)
   const nested = await scanCredentials(opts.workspace, opts.redactor, opts.log, { home: opts.env.HOME })
     .then(s => nestedPlan(opts.workspace, s))
     .catch((e: unknown) => {
       throw new SandboxUnavailable(`the workspace's repositories could not be checked for credentials: ${messageOf(e)}`)
     })
-  const host = await findHost(opts).catch((e: unknown) => {
+  const withhold = check(opts.redactor.values())
+  withhold.catch(() => {}) // awaited by prepareUser, or the set-up stopped before it
+  const host = await probed.catch((e: unknown) => {
     throw new SandboxUnavailable(messageOf(e))
   })
   const missing = ['bash', 'git', 'cp', 'chown', 'mount', 'umount', 'pivot_root', 'find', 'rm', 'unshare'].filter(n => !host.bins[n])
@@ -157,7 +164,7 @@ export async function prepareSandbox(opts: SandboxOptions): Promise<Sandbox> {
   else if (missing.length) why = `${missing.join(', ')} not found`
   else if (opts.network?.mode === 'allowlist' && !host.netNamespaced) why = 'network namespaces (unshare --net) are not available'
   if (why) throw new SandboxUnavailable(why)
-  return prepareUser(host, nested)
+  return prepareUser(host, nested, withhold)
 }
 
 async function findHost(opts: SandboxOptions): Promise<Host> {
@@ -257,11 +264,11 @@ function userServerConfig(
 }
 
 /** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
-async function prepareUser(host: Host, nested: NestedPlan): Promise<Sandbox> {
+async function prepareUser(host: Host, nested: NestedPlan, checked: Promise<SecretFile[]>): Promise<Sandbox> {
   const { opts, log, save } = host
   const git = readWorkspaceGit(opts.workspace)
   // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
-  const holding = await secretFiles(opts.workspace, opts.redactor.values()).catch((e: unknown) => {
+  const holding = await checked.catch((e: unknown) => {
     throw new Error(`the workspace could not be checked for files holding secrets: ${messageOf(e)}`)
   })
   const withhold = [...holding, ...nested.withhold.filter(f => !holding.some(h => h.path === f.path))]
