@@ -1,1 +1,130 @@
-var R=Object.defineProperty;var o=(l,c)=>R(l,"name",{value:c,configurable:!0});const T=471,J=[471],V={18471:((l,c,a)=>{a.d(c,{compileSchema:o(()=>P,"compileSchema")});var h=a(52210),m=a.n(h),p=a(42463),g=a.n(p),$=a(82815),y=a.n($);const S=20,u=200;function d(t,e,r=S){const s=t.slice(0,r).map(n=>`${n.instancePath||"(the top)"}: ${v(n,O(e,n.instancePath))}`);return t.length>r&&s.push(`\u2026 and ${t.length-r} more`),s}o(d,"describeErrors");function v(t,e){const r=t.params,s=`, got ${i(e)}`;switch(t.keyword){case"enum":return`must be one of the allowed values ${r.allowedValues.map(i).join(", ")}${s}`;case"const":return`must be ${i(r.allowedValue)}${s}`;case"type":return`must be of type ${String(r.type)}, got ${j(e)}`;case"required":return`must have the property ${i(r.missingProperty)}`;case"additionalProperties":return`must not have the property ${i(r.additionalProperty)} (additionalProperties is false)`;default:return`${t.message??"is not valid"}${w(e)?s:""}`}}o(v,"whatIsWrong");const w=o(t=>t===null||["string","number","boolean"].includes(typeof t),"isScalar"),j=o(t=>t===null?"null":Array.isArray(t)?"array":typeof t,"typeName");function i(t){const e=JSON.stringify(t)??String(t);return e.length>u?`${e.slice(0,u)}\u2026`:e}o(i,"show");function O(t,e){let r=t;for(const s of e.split("/").slice(1)){const n=s.replace(/~1/g,"/").replace(/~0/g,"~");if(r===null||typeof r!="object"||!Object.hasOwn(r,n))return;r=r[n]}return r}o(O,"valueAt");const A=/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/,E=/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/,f={allErrors:!0,strictSchema:!0,strictNumbers:!0,strictTypes:!1,strictTuples:!1,strictRequired:!1,logger:!1};function N(t){const e=t.$schema;return e===void 0||typeof e=="string"&&A.test(e)?"2020-12":typeof e=="string"&&E.test(e)?"07":`its $schema must name draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema), or be left out (2020-12), got ${JSON.stringify(e)}`}o(N,"draftOf");function P(t){const e=N(t);if(e!=="2020-12"&&e!=="07")throw new Error(e);const r=e==="07"?new(g())(f):new(m())(f);if(y()(r),!r.validateSchema(t))throw new Error(`it is not a valid JSON Schema (draft ${e}): ${d(r.errors??[],t,3).join("; ")}`);let s;try{s=r.compile(t)}catch(n){throw new Error(`it is not a valid JSON Schema (draft ${e}): ${n.message}`)}return n=>s(n)?[]:d(s.errors??[],n)}o(P,"compileSchema")})};export{T as id,J as ids,V as modules};
+export const id = 471;
+export const ids = [471];
+export const modules = {
+
+/***/ 18471:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  compileSchema: () => (/* binding */ compileSchema)
+});
+
+// UNUSED EXPORTS: draftOf
+
+// EXTERNAL MODULE: ./node_modules/ajv/dist/2020.js
+var _2020 = __webpack_require__(52210);
+var _2020_default = /*#__PURE__*/__webpack_require__.n(_2020);
+// EXTERNAL MODULE: ./node_modules/ajv/dist/ajv.js
+var dist_ajv = __webpack_require__(42463);
+var ajv_default = /*#__PURE__*/__webpack_require__.n(dist_ajv);
+// EXTERNAL MODULE: ./node_modules/ajv-formats/dist/index.js
+var dist = __webpack_require__(82815);
+var dist_default = /*#__PURE__*/__webpack_require__.n(dist);
+;// CONCATENATED MODULE: ./src/structured/errors.ts
+/** At most this many errors are listed; the rest are counted. */
+const MAX_ERRORS = 20;
+const MAX_VALUE_CHARS = 200;
+/** One line per error: the instance path (a JSON pointer, `(the top)` for the whole value), what is wrong, and what was there. */
+function describeErrors(errors, value, max = MAX_ERRORS) {
+    const lines = errors.slice(0, max).map(e => `${e.instancePath || '(the top)'}: ${whatIsWrong(e, valueAt(value, e.instancePath))}`);
+    if (errors.length > max)
+        lines.push(`… and ${errors.length - max} more`);
+    return lines;
+}
+function whatIsWrong(e, found) {
+    const p = e.params;
+    const got = `, got ${show(found)}`;
+    switch (e.keyword) {
+        case 'enum':
+            return `must be one of the allowed values ${p.allowedValues.map(show).join(', ')}${got}`;
+        case 'const':
+            return `must be ${show(p.allowedValue)}${got}`;
+        case 'type':
+            return `must be of type ${String(p.type)}, got ${typeName(found)}`;
+        case 'required':
+            return `must have the property ${show(p.missingProperty)}`;
+        case 'additionalProperties':
+            return `must not have the property ${show(p.additionalProperty)} (additionalProperties is false)`;
+        default:
+            return `${e.message ?? 'is not valid'}${isScalar(found) ? got : ''}`;
+    }
+}
+const isScalar = (v) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+const typeName = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+/** JSON text of `v`, cut to a readable length. */
+function show(v) {
+    const s = JSON.stringify(v) ?? String(v);
+    return s.length > MAX_VALUE_CHARS ? `${s.slice(0, MAX_VALUE_CHARS)}…` : s;
+}
+/** The value a JSON pointer (`/a/0/b`, `~1` for `/`, `~0` for `~`) points at in `root`. */
+function valueAt(root, pointer) {
+    let v = root;
+    for (const raw of pointer.split('/').slice(1)) {
+        const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        if (v === null || typeof v !== 'object' || !Object.hasOwn(v, key))
+            return undefined;
+        v = v[key];
+    }
+    return v;
+}
+
+;// CONCATENATED MODULE: ./src/structured/validator.ts
+// The JSON Schema validator: Ajv 8, draft 2020-12 (the default) or draft-07, chosen by the
+// schema's `$schema`, with the formats of ajv-formats. This file is loaded on demand (a chunk of
+// its own in dist/): a run without output-schema never reads Ajv.
+
+
+
+
+const DRAFT_2020 = /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/;
+const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/;
+const OPTIONS = {
+    allErrors: true,
+    // Unknown keywords (a typo such as `requried`, which would quietly allow anything) and
+    // unknown formats are errors at start; the type and tuple hints Ajv would print are not.
+    strictSchema: true,
+    strictNumbers: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    logger: false
+};
+/** The draft a `$schema` names, or a sentence saying it is not one this action reads. */
+function draftOf(schema) {
+    const named = schema.$schema;
+    if (named === undefined)
+        return '2020-12';
+    if (typeof named === 'string' && DRAFT_2020.test(named))
+        return '2020-12';
+    if (typeof named === 'string' && DRAFT_07.test(named))
+        return '07';
+    return `its $schema must name draft 2020-12 (https://json-schema.org/draft/2020-12/schema) or draft-07 (http://json-schema.org/draft-07/schema), or be left out (2020-12), got ${JSON.stringify(named)}`;
+}
+/**
+ * The schema compiled, or an Error whose message says why it is no JSON Schema (as the
+ * meta-schema or Ajv's strict mode found it).
+ */
+function compileSchema(schema) {
+    const draft = draftOf(schema);
+    if (draft !== '2020-12' && draft !== '07')
+        throw new Error(draft);
+    const ajv = draft === '07' ? new (ajv_default())(OPTIONS) : new (_2020_default())(OPTIONS);
+    dist_default()(ajv);
+    if (!ajv.validateSchema(schema))
+        throw new Error(`it is not a valid JSON Schema (draft ${draft}): ${describeErrors(ajv.errors ?? [], schema, 3).join('; ')}`);
+    let validate;
+    try {
+        validate = ajv.compile(schema);
+    }
+    catch (error) {
+        throw new Error(`it is not a valid JSON Schema (draft ${draft}): ${error.message}`);
+    }
+    return value => (validate(value) ? [] : describeErrors(validate.errors ?? [], value));
+}
+
+
+/***/ })
+
+};

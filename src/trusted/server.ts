@@ -1,29 +1,13 @@
-// The one place where privileged work happens: the command server.
-//
-// It is started once per run, as root (directly or through `sudo -n`) inside a
-// new PID and mount namespace (`unshare --pid --fork --kill-child --mount`, with bash as the
-// namespace's init, which reaps orphans; the run's own /proc is mounted once its uid is checked). It reads its configuration and
-// then requests as JSON lines on stdin, and answers with binary frames on
-// stdout. It sets up the sandbox (the run's uid, the agent's own copy, private
-// /tmp), then spawns every command as the sandbox user in
-// its own process group. When it exits, the kernel kills every process of the
-// namespace: nothing a command started outlives the run.
-//
-// It is part of the root bundle (dist/trusted/index.js serve, from index.ts).
+// The command server of one run (`dist/trusted/index.js serve`), as root in new PID, IPC and mount namespaces
+// (unshare --pid --ipc --mount --fork --kill-child, bash as their init, which reaps orphans). It reads its
+// configuration, then requests, as JSON lines on stdin and answers in binary frames on stdout (protocol.ts); it
+// sets up the sandbox (the view, the copy), then spawns every command as the run's uid in its own process group
+// and cgroup. When it exits, the kernel kills every process of the namespace: nothing a command started outlives it.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readlinkSync } from 'node:fs'
 import type { Readable, Writable } from 'node:stream'
-import {
-  FRAME,
-  frame,
-  frameHeader,
-  jsonFrame,
-  type Exited,
-  type Message,
-  type Request,
-  type ServerConfig,
-  type SetUpInfo
-} from './protocol'
+import { FRAME, frame, frameHeader, jsonFrame } from './protocol'
+import type { Exited, Message, Request, ServerConfig, SetUpInfo } from './protocol'
 import { killTree, living, pids, signal } from './proc'
 import { quietEnv, run } from './exec'
 import { bindWorkspace, buildCopy, claimIds, identity } from './setup'
@@ -129,12 +113,7 @@ class CommandServer {
 
   private async start(cfg: ServerConfig): Promise<void> {
     this.cfg = cfg
-    let ns = ''
-    try {
-      ns = readlinkSync('/proc/self/ns/pid')
-    } catch {
-      // no /proc
-    }
+    const ns = readlinkSync('/proc/self/ns/pid')
     try {
       const info = await this.setUpUser(cfg)
       this.workdir = info.workdir
@@ -167,10 +146,6 @@ class CommandServer {
     else if (req.op === 'upper') await this.listUpper(req.id)
   }
 
-  private ids(): Ids | undefined {
-    return this.account ? { uid: this.account.uid, gid: this.account.gid } : undefined
-  }
-
   private startCommand(req: Extract<Request, { op: 'run' }>): void {
     let child: ChildProcess | undefined
     let own: string | undefined
@@ -182,7 +157,7 @@ class CommandServer {
         env: req.env,
         stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.dir ? (['pipe'] as const) : [])],
         detached: true,
-        ...(this.ids() ?? {})
+        ...this.account
       })
       if (child.pid !== undefined) own = joinCgroup(cgroup, child, req.id)
     } catch (e) {
@@ -243,7 +218,7 @@ class CommandServer {
       cwd: req.cwd ?? this.workdir,
       env: req.env ?? quietEnv,
       input: typeof req.input === 'string' ? Buffer.from(req.input, 'base64') : undefined,
-      ids: req.asRoot ? undefined : this.ids(),
+      ids: req.asRoot ? undefined : this.account,
       // raw frames as the output comes (a patch can be 100 MiB): no base64, no copy of the whole here
       onStdout: d => this.out.data(FRAME.execOut, req.id, d)
     })
