@@ -268,7 +268,7 @@ function replace(cfg: ServerConfig, workdir: string, account: { uid: number; gid
     if (!st) continue // not in the copy (another file system, gone meanwhile): nothing of it reaches the agent
     if (st.isDirectory()) throw new Error(`cannot replace ${rel}: a folder`)
     const file = pathM.join(workdir, rel)
-    fs.rmSync(file)
+    fs.rmSync(file, { force: true }) // gone meanwhile (an overlay on the live workspace): written all the same
     fs.writeFileSync(file, content, { flag: 'wx', mode: st.isFile() ? st.mode & 0o666 : 0o644 })
     fs.chownSync(file, account.uid, account.gid)
   }
@@ -277,14 +277,18 @@ function replace(cfg: ServerConfig, workdir: string, account: { uid: number; gid
 /** The copy as files: GNU cp never follows symlinks in the source (-a implies -P); blocks shared where the file system can. */
 export async function plainCopy(cfg: ServerConfig, workdir: string): Promise<string | undefined> {
   fs.mkdirSync(workdir, { mode: 0o700 })
-  const entries = fs.readdirSync(cfg.workspace).filter(n => n !== '.git')
+  // nothing of another file system (as the overlay's bind, and the action's walk that cleans nested configs): -x
+  const dev = fs.statSync(cfg.workspace).dev
+  const entries = fs
+    .readdirSync(cfg.workspace)
+    .filter(n => n !== '.git' && fs.lstatSync(pathM.join(cfg.workspace, n), { throwIfNoEntry: false })?.dev === dev)
   if (!entries.length) return undefined
   if (cfg.namespaced) {
     // a device node or setuid file copied from the workspace is of no use to the agent: nodev, nosuid
     await must('the copy without devices', cfg.bins.mount, ['--bind', workdir, workdir])
     await must('the copy without devices', cfg.bins.mount, ['-o', 'remount,bind,nosuid,nodev', workdir])
   }
-  const c = await run(cfg.bins.cp, ['-a', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
+  const c = await run(cfg.bins.cp, ['-a', '-x', '--reflink=auto', '--', ...entries.map(n => pathM.join(cfg.workspace, n)), workdir + '/'])
   // files that vanished or changed while copied (a step still writing) are said, not fatal
   return c.code === 0 ? undefined : `the copy may be incomplete: ${(c.stderr.trim() || `cp exit ${c.code}`).split('\n')[0]}`
 }
