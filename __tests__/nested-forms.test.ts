@@ -1,7 +1,10 @@
 // Nested checkouts' credentials in the forms git accepts but a line-by-line reader misses, through the built
 // action (dist/, sandbox: user) in both privilege kinds: a key on the `[http "…"]` line itself, a value
-// continued with a trailing `\`, an include.path to another file of the workspace. None reaches the agent's
-// copy in any encoding (not even redacted: absent); the workspace's files stay byte for byte.
+// continued with a trailing `\`, an include.path to another file of the workspace; and (issue 37) keys no
+// denylist knows (gitlab.token, sendemail.smtppass, npm.token) in a config, a config.worktree and a bare
+// repository's, the store a credential.helper names and a `.git-credentials`. None reaches the agent's copy
+// (overlay or copied files) in any encoding (not even redacted: absent); the stores are named as not given;
+// the workspace's files stay byte for byte.
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -49,10 +52,10 @@ function repo(dir: string): void {
 }
 
 /** A workspace whose nested checkouts hold credentials in the three forms (tokens of no known shape). */
-function workspace(kind: Kind) {
+function workspace(kind: Kind, name: string) {
   const base = mkdtempSync(path.join(os.tmpdir(), 'forms-'))
   made.push(base)
-  const ws = path.join(base, 'repo')
+  const ws = path.join(base, name)
   repo(ws)
   const secrets: Record<string, string> = { onHeader: `Qz${alnum(30)}`, continued: `Wy${alnum(30)}`, included: `Vx${alnum(30)}` }
   const header = (s: string) => `AUTHORIZATION: basic ${b64(`x-access-token:${s}`)}`
@@ -124,48 +127,57 @@ const STEAL: Record<string, string> = {
 }
 
 describe.each(KINDS)("nested checkouts' credentials in every form git reads ($name)", kind => {
-  test('a key on the section line, a continued value, an include, keys no denylist knows, stores: none reaches the copy in any encoding', async () => {
-    const w = workspace(kind)
-    const script: Reply[] = [
-      {
-        content: Object.entries(STEAL).map(([id, command]) => ({
-          type: 'tool_use' as const,
-          id: `toolu_${id}`,
-          name: 'bash',
-          input: { command }
-        })),
-        stop_reason: 'tool_use'
-      },
-      text('Nothing found.')
-    ]
-    const r = await agent(script, {
-      inputs: { sandbox: 'user', 'blocked-commands': '' },
-      extra: { workspace: w.ws, asUser: kind.asUser },
-      timeoutMs: 240_000
-    })
-    expect(r.run.code).toBe(0)
-    const last = r.anthropic.requests[r.anthropic.requests.length - 1]
-    const all = (last.body.messages as Array<{ content: unknown }>)
-      .flatMap(m => (Array.isArray(m.content) ? m.content : []))
-      .filter((b: { type?: string }) => b.type === 'tool_result')
-      .map((b: { content?: unknown }) => JSON.stringify(b.content))
-      .join('\n')
-    expect(all).toContain('listed')
-    expect(all).toContain('searched')
-    for (const done of ['formed', 'filled', 'copy-searched']) expect(all).toContain(done)
-    expect(all).toMatch(/creds-store: No such file or directory/)
-    expect(all).toMatch(/\.git-credentials: No such file or directory/)
-    expect(all).not.toContain(MARK)
-    expect(all).toContain('core.bare=true') // the mirror's config, cleaned, not withheld
-    expect(all).toContain('repositoryformatversion')
-    for (const s of Object.values(w.secrets)) for (const f of formsOf(s)) expect(all).not.toContain(f)
-    expect(all).not.toMatch(/extraheader|authorization/i)
-    expect(all).not.toContain('***')
-    const report = r.comment.updates[r.comment.updates.length - 1]
-    expect(report).toContain('sandbox: user')
-    // the stores are named as not given to the agent, never shown
-    expect(report).toMatch(/Not given to the agent[\s\S]*deps\/d\/\.git\/creds-store/)
-    expect(report).toContain('tools/.git-credentials')
-    w.files.forEach((f, i) => expect({ f, same: readFileSync(f).equals(w.bytes[i]) }).toEqual({ f, same: true }))
-  }, 300_000)
+  // the copy as an overlay, and as copied files (a workspace path no overlay's options can hold)
+  test.each([
+    ['an overlay', 'repo'],
+    ['copied files', 'a,b']
+  ])(
+    'a key on the section line, a continued value, an include, keys no denylist knows, stores: none reaches %s',
+    async (how, name) => {
+      const w = workspace(kind, name)
+      const script: Reply[] = [
+        {
+          content: Object.entries(STEAL).map(([id, command]) => ({
+            type: 'tool_use' as const,
+            id: `toolu_${id}`,
+            name: 'bash',
+            input: { command }
+          })),
+          stop_reason: 'tool_use'
+        },
+        text('Nothing found.')
+      ]
+      const r = await agent(script, {
+        inputs: { sandbox: 'user', 'blocked-commands': '' },
+        extra: { workspace: w.ws, asUser: kind.asUser },
+        timeoutMs: 240_000
+      })
+      expect(r.run.code).toBe(0)
+      expect(r.run.stdout).toContain(`copy of the workspace (${how}`)
+      const last = r.anthropic.requests[r.anthropic.requests.length - 1]
+      const all = (last.body.messages as Array<{ content: unknown }>)
+        .flatMap(m => (Array.isArray(m.content) ? m.content : []))
+        .filter((b: { type?: string }) => b.type === 'tool_result')
+        .map((b: { content?: unknown }) => JSON.stringify(b.content))
+        .join('\n')
+      expect(all).toContain('listed')
+      expect(all).toContain('searched')
+      for (const done of ['formed', 'filled', 'copy-searched']) expect(all).toContain(done)
+      expect(all).toMatch(/creds-store: No such file or directory/)
+      expect(all).toMatch(/\.git-credentials: No such file or directory/)
+      expect(all).not.toContain(MARK)
+      expect(all).toContain('core.bare=true') // the mirror's config, cleaned, not withheld
+      expect(all).toContain('repositoryformatversion')
+      for (const s of Object.values(w.secrets)) for (const f of formsOf(s)) expect(all).not.toContain(f)
+      expect(all).not.toMatch(/extraheader|authorization/i)
+      expect(all).not.toContain('***')
+      const report = r.comment.updates[r.comment.updates.length - 1]
+      expect(report).toContain('sandbox: user')
+      // the stores are named as not given to the agent, never shown
+      expect(report).toMatch(/Not given to the agent[\s\S]*deps\/d\/\.git\/creds-store/)
+      expect(report).toContain('tools/.git-credentials')
+      w.files.forEach((f, i) => expect({ f, same: readFileSync(f).equals(w.bytes[i]) }).toEqual({ f, same: true }))
+    },
+    300_000
+  )
 })

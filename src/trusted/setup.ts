@@ -229,7 +229,7 @@ function replace(cfg: ServerConfig, workdir: string, account: { uid: number; gid
     if (!st) continue // not in the copy (another file system, gone meanwhile): nothing of it reaches the agent
     if (st.isDirectory()) throw new Error(`cannot replace ${rel}: a folder`)
     const file = pathM.join(workdir, rel)
-    fs.rmSync(file)
+    fs.rmSync(file, { force: true }) // gone meanwhile (an overlay on the live workspace): written all the same
     fs.writeFileSync(file, content, { flag: 'wx', mode: st.isFile() ? st.mode & 0o666 : 0o644 })
     fs.chownSync(file, account.uid, account.gid)
   }
