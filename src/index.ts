@@ -15,38 +15,21 @@
 //   redactor is imported here only to report a crash.
 // What main.ts does not need before the first model request (Octokit, the
 // comment machinery) is for it to import lazily.
-import { setFlagsFromString } from 'node:v8'
 import { isPost, setCrash } from './run/state'
 import { messageOf } from './util'
 
-/**
- * The main step's V8 flag: --expose-gc, for the young-generation collections
- * of src/tools/bash.ts (a command printing 1 GiB: a peak of ~101 MB with them,
- * ~153 MB without, on Node 24; docs/performance.md). --liftoff-only, which
- * kept undici's WebAssembly HTTP parser from a second TurboFan copy on Node
- * 20, bought nothing measurable on Node 24 (100.7 MB either way) and is gone.
- *
- * When: after the main step's modules are evaluated and Node's own undici is
- * loaded (touching `Headers` loads it), not at start. A changed flag changes the
- * hash V8 checks its code caches against, so each Node-internal module loaded
- * after it is compiled from source: set at start, that cost ~50 ms of CPU, ~30 ms
- * of it before the first model request.
- */
-function setV8Flags(): void {
-  void (globalThis as { Headers?: unknown }).Headers
-  try {
-    setFlagsFromString('--expose-gc')
-  } catch {
-    // not fatal: V8 ignores flags it does not know
-  }
-}
+// No V8 flag is set here. --expose-gc, which the young-generation collections of src/tools/bash.ts
+// need, is set by them at the first megabyte of a command's output (most runs never get there): set
+// here as well, it bought nothing measurable on Node 24 (1 GiB printed: 103.1 and 104.8 MB with
+// it, 105.1 and 102.9 MB without; a run of `true` 96.4 MB either way; docs/performance.md), and a
+// changed flag makes Node compile its own modules loaded after it from source. --liftoff-only went
+// before it (it paid on Node 20 only).
 
 async function run(): Promise<void> {
   try {
     if (isPost()) await (await import('./post')).post()
     else {
       const { main } = await import(/* webpackMode: "eager" */ './main')
-      setV8Flags()
       await main()
     }
   } catch (error) {

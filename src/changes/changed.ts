@@ -345,8 +345,7 @@ export async function computeChangedPatch(o: ChangedOptions): Promise<ComputedPa
     await gitA(o.baseSha ? ['read-tree', o.baseSha] : ['read-tree', '--empty'])
     const start: Types = new Map()
     localTypes(o.workspace, queryFor(paths, start), start)
-    // what sidePlan asks of the index: the paths and their folders (a submodule's gitlink)
-    const asked = new Set([...paths].flatMap(p => [p, ...ancestors(p)]))
+    const asked = new Set([...paths].flatMap(p => [p, ...ancestors(p)])) // what sidePlan asks of the index
     const s = sidePlan(paths, start, parseStage(await gitA(['ls-files', '-s', '-z']), asked))
     const ignoredStart = await ignoredOf(o.localExec, envOf(a.repo, o.workspace), ignoreConfig, o.workspace, s.untracked)
     const added = [...s.files, ...s.untracked.filter(p => !ignoredStart.has(p))]
