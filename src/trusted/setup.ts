@@ -63,7 +63,8 @@ export function usedBy(uid: number): string {
  */
 export function identity(cfg: ServerConfig, account: { uid: number; gid: number }, root: string): string {
   const dir = pathM.join(root + cfg.runDir, 'etc')
-  fs.mkdirSync(dir, { mode: 0o700 })
+  fs.mkdirSync(dir)
+  fs.chmodSync(dir, 0o755) // the view's /etc takes the mode of the overlay's top layer
   const home = pathM.join(cfg.runDir as string, 'home')
   const own = { passwd: `${account.uid}:${account.gid}:bash-agent action sandbox:${home}:/bin/bash`, group: `${account.gid}:` }
   for (const [name, line] of Object.entries(own)) {
