@@ -22,10 +22,8 @@ export interface RunOptions {
   onStdout?: (d: Buffer) => void
 }
 
-export type RunResult = ExecResult
-
 /** Run a program (as root, or as `ids`), collecting its output; never throws. */
-export function run(file: string, args: string[], o: RunOptions = {}): Promise<RunResult> {
+export function run(file: string, args: string[], o: RunOptions = {}): Promise<ExecResult> {
   return new Promise(resolve => {
     const chunks: Buffer[] = []
     let stderr = ''

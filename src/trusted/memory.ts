@@ -1,6 +1,5 @@
-// The agent's memory in `user` mode, set up by the command server as root: a
-// cgroup that holds the agent's commands to the run's limit (v2, or v1's memory
-// hierarchy); what they write is on the run's tmpfs (view.ts newRoot).
+// The agent's memory (root): a cgroup that holds its commands to the run's limit (v2, or v1's memory hierarchy);
+// what they write is on the run's tmpfs (view.ts newRoot).
 import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import pathM from 'node:path'
@@ -16,11 +15,9 @@ export interface AgentCgroup {
 }
 
 /**
- * The run's cgroup at cfg.cgroup (planned by the action, so the post step can remove it): `agent`, limited to
- * cfg.memory without swap, holds a cgroup per command; `server` holds this server and what it runs, so that
- * neither counts against the action's own cgroup (a runner service's or a container's limit would kill the
- * action). `agent` is bound into a root-only folder of the run in the new root `root`: the hierarchy itself is not in
- * the agent's view, and the server still puts each command in.
+ * The run's cgroup at cfg.cgroup (planned by the action, for the post step): `agent` (cfg.memory, no swap) holds a
+ * cgroup per command, `server` this server; neither counts against the action's own (whose limit would kill it).
+ * `agent` is bound into a root-only folder of the new root `root`; the hierarchy is not in the agent's view.
  */
 export async function agentCgroup(cfg: ServerConfig, root: string): Promise<AgentCgroup & { note: string }> {
   const at = cfg.cgroup

@@ -1,13 +1,8 @@
-// The walks over /proc: which processes there are, their parents, groups and
-// states, and killing a command's whole tree. Used by the action (runBash, the
-// recovery) and by the command server.
+// The walks over /proc: processes, their parents, groups and states; killing a command's whole tree. Used by the
+// action (runBash, the recovery) and by the command server.
 import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs'
 
-/**
- * A /proc file read into one buffer kept for the purpose. /proc files report size 0, so
- * readFileSync allocates 64 KiB for each; a sweep over every process made megabytes of garbage
- * at once. Throws when the file is gone.
- */
+/** A /proc file into one buffer kept for it (readFileSync allocates 64 KiB for each size-0 file); throws when gone. */
 let procBuf = Buffer.allocUnsafe(16 * 1024)
 export function readProc(file: string): Buffer {
   const fd = openSync(file, 'r')
@@ -33,9 +28,7 @@ export function readProc(file: string): Buffer {
 /** Every process /proc shows (none without /proc). */
 export function pids(): number[] {
   try {
-    return readdirSync('/proc')
-      .filter(n => /^\d+$/.test(n))
-      .map(Number)
+    return readdirSync('/proc').flatMap(n => (/^\d+$/.test(n) ? [Number(n)] : []))
   } catch {
     return []
   }

@@ -3,19 +3,12 @@
 // a JSON line; the server answers in binary frames (a 9-byte header: u32
 // payload length, u32 request id, u8 frame type), JSON unless said otherwise.
 
-/** Frame types (server to action). */
-export const FRAME = {
-  /** JSON: the answer to an `exec` or a `stop`, or a request that failed (a `run` has none: its exit frame says all) */
-  message: 0,
-  /** raw bytes: a command's output */
-  data: 1,
-  /** JSON: a command exited, or could not start (`Exited`) */
-  exit: 2,
-  /** empty: a command's output closed */
-  closed: 3,
-  /** raw bytes: an exec's output */
-  execOut: 4
-} as const
+/**
+ * Frame types (server to action). message: JSON, the answer to an `exec` or a `stop`, or a request that failed (a
+ * `run` has none: its exit frame says all); data: a command's output, raw; exit: JSON, a command exited or could not
+ * start (`Exited`); closed: empty, a command's output closed; execOut: an exec's output, raw.
+ */
+export const FRAME = { message: 0, data: 1, exit: 2, closed: 3, execOut: 4 } as const
 export type FrameType = (typeof FRAME)[keyof typeof FRAME]
 
 export const HEADER_BYTES = 9
@@ -93,11 +86,7 @@ export type Failure = { error: string }
 export type Message = Hello | ExecDone | StopDone | Failure
 
 /** What an exec came to (and how the server runs its own helpers). */
-export interface ExecResult {
-  code: number | null
-  stdout: Buffer
-  stderr: string
-}
+export type ExecResult = { code: number | null; stdout: Buffer; stderr: string }
 
 /** The payload of an exit frame. */
 export type Exited =

@@ -1,5 +1,4 @@
-// The recovery helper, run as root (dist/server/index.js recover ...) by the
-// main step's release and by the post step when the main step could not finish.
+// Recovery, as root (dist/trusted/index.js recover ...): the main step's release, or the post step's.
 import fs from 'node:fs'
 import cp from 'node:child_process'
 import { cmdlineHas, nsMembers, signal, withUid } from './proc'
@@ -20,11 +19,8 @@ function killUntilGone(find: () => number[]): number[] {
 }
 
 /**
- * Recovery, for the post step (also run as root): kill every process of the
- * PID namespace `ns` (found by /proc/PID/ns/pid), until none is left, then
- * remove the run folder `dir`, the agent's `cgroup`, and kill what still runs
- * as the run's `uid` (the proxy, when the main step died): no account to remove.
- * Says what it did as one JSON line on stdout.
+ * Kill every process of the PID namespace `ns` until none is left, remove the run folder `dir` and the `cgroup`,
+ * kill what still runs as the run's `uid` (the proxy, when the main step died). Says what it did as one JSON line.
  */
 export function recoverRun(args: string[]): void {
   const [ns, dir, rm, key, uid, cgroup] = args

@@ -85,8 +85,7 @@ class FrameWriter {
   }
 }
 
-// One bash per command (no second program): stderr joins stdout, then the
-// command runs as the script's own text would, with no positional parameters.
+// One bash per command: stderr joins stdout, then the command runs as the script's own text, no positional parameters.
 const SCRIPT = 'exec 2>&1; __bash_agent_command=$1; shift; eval "unset __bash_agent_command; $__bash_agent_command"'
 
 class CommandServer {
@@ -115,21 +114,15 @@ class CommandServer {
     this.cfg = cfg
     const ns = readlinkSync('/proc/self/ns/pid')
     try {
-      const info = await this.setUpUser(cfg)
+      const account = (this.account = await claimIds(cfg))
+      const { cgroup, upperSnapshot, ...info } = await setUpUser(cfg, account)
+      this.cgroup = cgroup
+      if (info.upper && upperSnapshot) this.upper = { path: info.upper, snapshot: upperSnapshot }
       this.workdir = info.workdir
-      this.out.send(0, { type: 'ready', ns, pid: process.pid, ...info })
+      this.out.send(0, { type: 'ready', ns, pid: process.pid, ...info, ...account })
     } catch (e) {
       this.out.send(0, { type: 'failed', ns, error: (e as Error).message })
     }
-  }
-
-  private async setUpUser(cfg: ServerConfig): Promise<SetUpInfo> {
-    const account = await claimIds(cfg)
-    this.account = account
-    const { cgroup, upperSnapshot, ...info } = await setUpUser(cfg, account)
-    this.cgroup = cgroup
-    if (info.upper && upperSnapshot) this.upper = { path: info.upper, snapshot: upperSnapshot }
-    return { ...info, uid: account.uid, gid: account.gid }
   }
 
   private async onRequest(req: Request): Promise<void> {

@@ -1,35 +1,19 @@
-// The command server's set-up in `user` mode: the run's uid and names, and the agent's
-// own copy of the workspace. Runs as root inside the server's namespaces.
+// The command server's set-up in `user` mode (root, in its namespaces): the run's uid and names, the agent's copy.
 import fs from 'node:fs'
 import pathM from 'node:path'
-import { RUN_UIDS, type ServerConfig } from './protocol'
+import { RUN_UIDS, type ServerConfig, type SetUpInfo } from './protocol'
 import { withUid } from './proc'
 import { firstLine, must, quietEnv, run } from './exec'
-/** glibc's heap slack for a `git add` of many objects (see src/sandbox/git-add.ts) */
-const GIT_MALLOC_ENV = { GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' }
 import { snapshotUpper } from './upper'
 
-export interface CopyInfo {
-  workdir: string
-  home: string
-  tmp: string
-  startTree: string
-  /** where the start tree's objects are (root's store, then the workspace's shared read-only), as GIT_ALTERNATE_OBJECT_DIRECTORIES */
-  startObjects: string
-  /** how the copy was made: `overlay` (nothing copied; what the agent changes is written beside the workspace) or `copy` */
-  kind: 'overlay' | 'copy'
-  copyProblem?: string
-  /** the overlay's upper layer (what the agent writes), with how set-up left it (upper.ts) */
-  upper?: string
-  upperSnapshot?: Set<string>
-  /** how the files were handed over, when it was the slow way */
-  copyNote?: string
-}
+/** What the copy is (protocol.ts SetUpInfo), and the upper layer as set-up left it (upper.ts). */
+type CopyInfo = Required<Pick<SetUpInfo, 'workdir' | 'home' | 'tmp' | 'startTree' | 'startObjects' | 'kind'>> &
+  Pick<SetUpInfo, 'copyProblem' | 'upper' | 'copyNote'> & { upperSnapshot?: Set<string> }
+type Start = { startTree: string; startObjects: string }
 
 /**
- * The run's uid (gid the same), picked by the action: refused unless unused (`usedBy`), read from the host's /proc
- * (the server starts without unshare's --mount-proc), then the namespace's own /proc is mounted. No account is made:
- * a uid no user has is in no supplementary group (libuv's setgroups(0) on each spawn), and sudo cannot name it.
+ * The run's uid (gid the same), picked by the action, refused unless unused (`usedBy`, on the host's /proc; then the
+ * namespace's own is mounted). No account: it is in no group (libuv's setgroups(0) on spawn); sudo cannot name it.
  */
 export async function claimIds(cfg: ServerConfig): Promise<{ uid: number; gid: number }> {
   const uid = cfg.uid as number
@@ -57,9 +41,8 @@ export function usedBy(uid: number): string {
 }
 
 /**
- * The names commands see (whoami, git's ident): the host's /etc/passwd and /etc/group plus the run's lines, in a
- * root-only folder of the new root `root`, laid over the view's /etc (viewPlan: an overlay, not a bind on each file:
- * the host replacing a file, as useradd does by rename, takes a bind on it away in every namespace). Returns it.
+ * The names commands see (whoami, git's ident): the host's passwd and group plus the run's lines, laid over the view's
+ * /etc (viewPlan: an overlay; the host renaming a new passwd in place would take a bind on the file away).
  */
 export function identity(cfg: ServerConfig, account: { uid: number; gid: number }, root: string): string {
   const dir = pathM.join(root + cfg.runDir, 'etc')
@@ -75,10 +58,8 @@ export function identity(cfg: ServerConfig, account: { uid: number; gid: number 
 }
 
 /**
- * Before the view is entered: the workspace at <runDir>/lower of the new root `root` (a root-only folder), shown
- * as the sandbox user's (an idmapped bind: its owner's ids read as the user's, so no file is handed over one by
- * one; else a plain bind, and every file is chowned), and its objects read-only at <runDir>/objects. Both leave
- * the view once the copy is made. Returns how the files were handed over, when it was the slow way.
+ * Before the view: the workspace at <runDir>/lower of the new root (root-only), idmapped to the run's uid (else
+ * bound, and every file is chowned: the note returned), and its objects read-only at <runDir>/objects.
  */
 export async function bindWorkspace(cfg: ServerConfig, account: { uid: number; gid: number }, root: string): Promise<string | undefined> {
   const b = cfg.bins
@@ -101,9 +82,8 @@ export async function bindWorkspace(cfg: ServerConfig, account: { uid: number; g
 }
 
 /**
- * The agent's copy, in the view (on the run's tmpfs), handed over when complete: the workspace without its .git
- * (an overlay on it, else its files copied), plus a fresh .git that shares its objects read-only, and no
- * credential at any depth. `idmapNote`: the workspace is not idmapped (bindWorkspace).
+ * The agent's copy, in the view (on the run's tmpfs), handed over when complete: the workspace without its .git (an
+ * overlay, else its files copied), a fresh .git sharing its objects read-only. `idmapNote`: see bindWorkspace.
  */
 export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: number }, idmapNote?: string): Promise<CopyInfo> {
   const b = cfg.bins
@@ -142,10 +122,8 @@ export async function buildCopy(cfg: ServerConfig, account: { uid: number; gid: 
 }
 
 /**
- * The copy as an overlay: the workspace (at `lower`) is the read-only lower layer; the upper layer, where the
- * agent's changes land, is a root-only folder of the run's tmpfs. With metacopy (`metacopy`: the files are
- * chowned one by one), handing the files over copies up their metadata only, never their data. Returns why not,
- * when it cannot be (then the files are copied).
+ * The copy as an overlay on `lower`; its upper layer, where the agent's changes land, is a root-only folder of the
+ * run's tmpfs (`metacopy` when the files are chowned one by one: metadata only is copied up). Returns why not.
  */
 export async function overlayCopy(cfg: ServerConfig, lower: string, workdir: string, metacopy: boolean): Promise<string | undefined> {
   const b = cfg.bins
@@ -196,11 +174,7 @@ my $fd = syscall(428, -100, $src, 0x80001); $fd >= 0 or die "open_tree: $!\\n";
 syscall(442, $fd, $e, 0x1000, pack("Q4", 0x100000, 0, 0, fileno $ns), 32) == 0 or die "mount_setattr: $!\\n";
 syscall(429, $fd, $e, -100, $dst, 4) == 0 or die "move_mount: $!\\n";`
 
-/**
- * The files to withhold (cfg.withhold, workspace-relative) that are in `root`, each reached through real
- * folders only (lstat, no symlink followed: a link among the parents could point anywhere); one that cannot
- * be checked is an error (the run stops rather than hand over a secret).
- */
+/** The files to withhold (cfg.withhold) that are in `root`; one that cannot be checked is an error (never handed over). */
 function withheld(cfg: ServerConfig, root: string): string[] {
   return (cfg.withhold ?? []).filter(rel => reached(root, rel, 'withhold'))
 }
@@ -253,12 +227,7 @@ export async function plainCopy(cfg: ServerConfig, lower: string, workdir: strin
  * The copy's own .git: the workspace's objects shared read-only, its commit checked out; returns the copy's tree at
  * start, but for an overlay (`viaUpper`): its hand-back reads the upper layer, so no store of the whole copy is made.
  */
-export async function freshGit(
-  cfg: ServerConfig,
-  lower: string,
-  workdir: string,
-  viaUpper = false
-): Promise<{ startTree: string; startObjects: string }> {
+export async function freshGit(cfg: ServerConfig, lower: string, workdir: string, viaUpper = false): Promise<Start> {
   const b = cfg.bins
   const runDir = cfg.runDir as string
   const SAFE_GIT = ['-c', 'safe.directory=*', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null']
@@ -297,7 +266,7 @@ export async function freshGit(
   const addAll = () =>
     run(b.git, [...SAFE_GIT, 'add', '-A', '--ignore-errors'], {
       cwd: workdir,
-      env: { ...quietEnv, ...GIT_MALLOC_ENV, ...stores, GIT_INDEX_FILE: startIndex }
+      env: { ...quietEnv, ...stores, GIT_INDEX_FILE: startIndex, GLIBC_TUNABLES: 'glibc.malloc.top_pad=1048576' } // heap slack (src/sandbox/git-add.ts)
     })
   let added = await addAll()
   for (let i = 0; added.code !== 0 && added.code !== 1 && i < 4; i++) added = await addAll()

@@ -1,8 +1,6 @@
-// What the agent wrote: the overlay's upper layer, listed as root (only root can
-// read it) for the hand-back (src/changes/changed.ts). Set-up writes there too
-// (the copy handed over, credentials cleaned): a snapshot taken once set-up is
-// done marks each entry as it was then, by its change time, which the agent
-// cannot set back; an entry whose ctime differs, or that is new, is `fresh`.
+// What the agent wrote: the overlay's upper layer, listed as root for the hand-back (src/changes/changed.ts). Set-up
+// writes there too: a snapshot once set-up is done marks each entry by its change time, which the agent cannot set
+// back; an entry whose ctime differs, or that is new, is `fresh`.
 import { run } from './exec'
 import type { ExecResult } from './protocol'
 

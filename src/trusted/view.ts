@@ -1,23 +1,19 @@
-// The agent's view of the machine: a new root built from what the commands need (SPEC "Sandbox"), then
-// pivot_root into it, so nothing else of the host exists for them (nor for the server's later work).
-// Runs as root in the server's mount namespace (private propagation: unshare's default). Fails closed:
-// a step that fails stops the set-up. The order of the mounts (viewPlan, one pure function):
-//  1. the run's one tmpfs (newRoot): the new root, nosuid, nodev, 3/4 of the run's memory; all the agent
-//     writes (its copy's changes or copied files, home, temp folders) is there, bounded
-//  2. the system's programs, libraries and settings (/usr /bin /sbin /lib* /etc) and the tool cache:
-//     bound with what is mounted below them, then every one of those mounts read-only, nosuid, nodev;
-//     a symlink (a merged /usr) is made as the same symlink
-//  3. /sys (that mount alone: no cgroup tree, no debugfs) read-only; a fresh /proc of the run's PID namespace
-//  4. /dev: null zero full random urandom tty bound one by one, a devpts of its own; /dev/shm, /tmp,
-//     /var/tmp, /run (empty: no host socket), /run/lock as folders of the tmpfs
-//  5. what the run set up before (under root-only folders of <runDir>): the workspace, its objects, the
-//     proxy's socket folder, the agent's cgroup
+// The agent's view: a new root built from what the commands need (SPEC "Sandbox"), then pivot_root into it, so
+// nothing else of the host exists for them (nor for the server's later work). Root, in the server's mount
+// namespace (private propagation: unshare's default). Fails closed. The order (viewPlan, one pure function):
+//  1. the run's one tmpfs (newRoot), nosuid, nodev, 3/4 of the run's memory: all the agent writes is there
+//  2. /usr /bin /sbin /lib* /etc (the run's passwd and group laid over it) and the tool cache: bound with what is
+//     mounted below them, every one of those mounts read-only, nosuid, nodev; a symlink (merged /usr) as a symlink
+//  3. /sys (that mount alone: no cgroup tree) read-only; a fresh /proc of the run's PID namespace
+//  4. /dev: null zero full random urandom tty, a devpts of its own; /dev/shm /tmp /var/tmp /run (no host socket)
+//     /run/lock as folders of the tmpfs
+//  5. bound before, under root-only folders of <runDir>: the workspace, its objects, the proxy's folder, the cgroup
 //  6. pivot_root, the old root detached
 import fs from 'node:fs'
 import pathM from 'node:path'
 import netM from 'node:net'
 import type { ServerConfig } from './protocol'
-import { must, run } from './exec'
+import { firstLine, must, run } from './exec'
 
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc']
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
@@ -145,11 +141,9 @@ export async function enterView(cfg: ServerConfig, root: string, etc?: string): 
 }
 
 /**
- * In the run's own network namespace (nothing but loopback, and that down): loopback up, and a byte-for-byte
- * bridge from 127.0.0.1:<port> and [::1]:<port> to the proxy's UNIX socket (no parsing here), in the host's
- * `<runDir>/net`, bound into the view. The proxy runs outside the namespace as the run's uid, never root, so
- * that folder is that uid's, 0700: the agent (same uid) cannot reach the host's run folder, nor see the proxy
- * (PID namespace); no other uid can enter it. Without `ip` the namespace has no network at all: closed, and said.
+ * In the run's network namespace: loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and [::1]:<port> to
+ * the socket of the proxy, which runs outside as the run's uid (never root) in the host's `<runDir>/net` (that uid's,
+ * 0700; bound read-only into the view). Without `ip` the namespace has no network at all: closed, and said.
  */
 export async function netBridge(
   cfg: ServerConfig,
@@ -180,22 +174,12 @@ export async function netBridge(
   const socket = pathM.join(dir, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
   const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
-  if (up.code !== 0)
-    return {
-      netProblem: `loopback could not be brought up (${(up.stderr.trim() || `exit ${up.code}`).split('\n')[0]}): the commands had no network at all`
-    }
+  if (up.code !== 0) return { netProblem: `loopback could not be brought up (${firstLine(up)}): the commands had no network at all` }
   const bridge = (c: import('node:net').Socket): void => {
     const p = netM.connect(socket)
-    const end = () => {
-      c.destroy()
-      p.destroy()
-    }
-    c.on('error', end)
-    p.on('error', end)
-    c.on('close', end)
-    p.on('close', end)
-    c.pipe(p)
-    p.pipe(c)
+    const end = () => [c, p].forEach(s => s.destroy())
+    for (const s of [c, p]) s.on('error', end).on('close', end)
+    c.pipe(p).pipe(c)
   }
   const listen = (host: string, port: number) =>
     new Promise<number>((resolve, reject) => {
