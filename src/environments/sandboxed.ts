@@ -108,7 +108,7 @@ export class SandboxedEnvironment implements Sandbox {
       env: this.env,
       launch: (c, w) => (launched = this.server.start(c, w.cwd, w.env))
     })
-    // the kernel killed a process of the agent's cgroup for memory while it ran: the record says so
+    // the kernel killed one of this command's own processes (its cgroup's) for memory: the record says so
     return outOfMemory(rec, launched?.oom)
   }
 

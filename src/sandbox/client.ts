@@ -20,7 +20,7 @@ class RemoteCommand extends EventEmitter implements Started {
   /** its exit and the end of its output both came: the server has forgotten it already */
   exited = false
   ended = false
-  /** the kernel killed a process of the agent's cgroup for memory while it ran: the limit in MiB */
+  /** the kernel killed one of this command's own processes (its cgroup's) for memory: the limit in MiB */
   oom?: number
   constructor(
     private readonly server: ServerClient,
@@ -259,7 +259,7 @@ export class ServerClient {
 
 /**
  * Start the server: `argv` is the launcher (sudo, unshare...) and the node program, `bundle` the server's
- * bundle (dist/server/index.js, trusted-checked by the caller). `key` marks the process as this run's.
+ * bundle (dist/trusted/index.js, trusted-checked by the caller). `key` marks the process as this run's.
  */
 export function startServer(argv: string[], bundle: string, config: ServerConfig, key: string): ServerClient {
   // Each chunk of a command's output passes through the server as a buffer outside the JS heap, which

@@ -14,7 +14,7 @@ export interface SavedState {
   priv: 'root' | 'sudo'
   sudo?: string
   node: string
-  /** the command server's bundle (dist/server/index.js), which also recovers */
+  /** the root bundle (dist/trusted/index.js), which also recovers */
   server: string
   rm: string
   /** the run's own uid, recorded before the server takes it: what still runs as it is killed */

@@ -93,7 +93,7 @@ export type Exited =
   | {
       code: number | null
       signal: NodeJS.Signals | null
-      /** the kernel killed a process of the agent's cgroup for memory while it ran: the limit in MiB */
+      /** the kernel killed one of this command's own processes (its cgroup's) for memory: the limit in MiB */
       oom?: number
     }
   | Failure
