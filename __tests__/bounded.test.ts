@@ -60,20 +60,24 @@ async function removeCgroup(dir: string): Promise<void> {
 
 describe.each(KINDS)('bounded ($name)', kind => {
   test("the writable memory-backed folders the agent sees are one tmpfs, of at most half the machine's memory", async () => {
-    const r = await run(kind, [bash(`${WRITABLE}; echo "copy $(stat -f -c '%b %S' . | awk '{printf "%d", $1 * $2}')"`), text('Looked.')])
+    const places = `for p in /tmp /var/tmp /dev/shm /run/lock "$HOME" "$TMPDIR"; do echo "at $(findmnt -n -o TARGET,FSTYPE -T "$p")"; done`
+    const copy = `echo "copy $(stat -f -c '%b %S' . | awk '{printf "%d", $1 * $2}')"`
+    const r = await run(kind, [bash(`${places}; ${WRITABLE}; ${copy}`), text('Looked.')])
     expect(r.run.code).toBe(0)
     const lines = results(r)[0].split('\n')
-    const mounts = lines.filter(l => !l.startsWith('copy ')).map(l => l.split(' '))
-    const tmpfs = mounts.filter(m => m[1] === 'tmpfs')
-    for (const place of ['/tmp', '/var/tmp', '/dev/shm', '/run/lock']) expect(tmpfs.map(m => m[0])).toContain(place)
-    const byDevice = new Map(tmpfs.map(m => [m[2], Number(m[3])]))
-    const total = [...byDevice.values()].reduce((a, b) => a + b, 0)
-    expect(byDevice.size).toBe(1)
+    // every temporary folder and the home are folders of the view's root: the run's one tmpfs
+    expect(lines.filter(l => l.startsWith('at ')).map(l => l.split(/\s+/).slice(1).join(' '))).toEqual(Array(6).fill('/ tmpfs'))
+    const mounts = lines.filter(l => !/^(copy|at) /.test(l)).map(l => l.split(' '))
+    // (a device bound from a /dev that is itself a tmpfs, as in a container, is no folder)
+    const tmpfs = mounts.filter(m => m[1] === 'tmpfs' && !m[0].startsWith('/dev/'))
+    expect(tmpfs.map(m => m[0])).toEqual(['/'])
+    const total = Number(tmpfs[0][3])
     expect(total).toBeLessThanOrEqual(os.totalmem() / 2)
     // the copy's upper layer is on it too (overlay), and nothing else writable is memory-backed
     expect(lines.find(l => l.startsWith('copy '))).toBe(`copy ${total}`)
-    // (the agent's cgroup, bound where only root can reach it, so the server can put commands in)
-    expect(mounts.filter(m => !['tmpfs', 'overlay', 'cgroup', 'cgroup2'].includes(m[1]) && m[0] !== 'stat:')).toEqual([])
+    // (the agent's cgroup, bound where only root can reach it, so the server can put commands in; the devices)
+    const other = mounts.filter(m => !['tmpfs', 'overlay', 'cgroup', 'cgroup2', 'devtmpfs', 'devpts'].includes(m[1]) && m[0] !== 'stat:')
+    expect(other).toEqual([])
   }, 300_000)
 
   ;(hasCgroup ? test : test.skip)(

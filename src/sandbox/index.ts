@@ -263,16 +263,22 @@ function userServerConfig(
   }
 }
 
-/** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
-async function prepareUser(host: Host, nested: NestedPlan, checked: Promise<SecretFile[]>): Promise<Sandbox> {
-  const { opts, log, save } = host
-  const git = readWorkspaceGit(opts.workspace)
-  // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
+/** The files the copy leaves out, each logged: those holding a secret the action knows, the credential stores. */
+async function withheldFiles(nested: NestedPlan, checked: Promise<SecretFile[]>, log: (m: string) => void): Promise<SecretFile[]> {
   const holding = await checked.catch((e: unknown) => {
     throw new Error(`the workspace could not be checked for files holding secrets: ${messageOf(e)}`)
   })
   const withhold = [...holding, ...nested.withhold.filter(f => !holding.some(h => h.path === f.path))]
   for (const f of withhold) log(`Sandbox: not given to the agent: ${JSON.stringify(f.path)} (${f.why}).`)
+  return withhold
+}
+
+/** The user sandbox, whole, or SandboxUnavailable saying what could not be had. */
+async function prepareUser(host: Host, nested: NestedPlan, checked: Promise<SecretFile[]>): Promise<Sandbox> {
+  const { opts, log, save } = host
+  const git = readWorkspaceGit(opts.workspace)
+  // files holding a secret the action knows are not in the copy (SPEC "Not given"); unchecked, no copy is made
+  const withhold = await withheldFiles(nested, checked, log)
   const runDir = isRunDir(opts.runDir) ? opts.runDir : newRunDir()
   const run = newRunUser()
   const user = run.name
