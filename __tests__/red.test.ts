@@ -1,0 +1,123 @@
+// Red team (issue 37's sandbox rewrite): attacks on the new root, through the built action (dist/, sandbox: user).
+import { afterAll, describe, expect, test } from '@jest/globals'
+import { execFile, execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { bash, text } from './helpers/fake-anthropic'
+import { ACTION_NODE, cleanupRuns } from './helpers/run-action'
+import { agent, sleepers, toolResults } from './helpers/agent-run'
+import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
+
+const KINDS = sandboxKinds().slice(0, 1)
+if (!KINDS.length) test.skip('the user sandbox needs root or passwordless sudo on Linux', () => undefined)
+const execFileP = promisify(execFile)
+const asRoot = (argv: string[]) => execFileSync(isRoot ? argv[0] : 'sudo', isRoot ? argv.slice(1) : ['-n', ...argv]).toString()
+const rootArgv = (argv: string[]): [string, string[]] => (isRoot ? [argv[0], argv.slice(1)] : ['sudo', ['-n', ...argv]])
+const hex = (n: number) => randomBytes(n).toString('hex')
+afterAll(() => cleanupRuns())
+
+const userRun = (kind: Kind, inputs: Record<string, string> = {}) => ({
+  inputs: { sandbox: 'user', 'blocked-commands': '', 'command-timeout': '600', ...inputs },
+  extra: { asUser: kind.asUser },
+  timeoutMs: 900_000
+})
+
+/** Waits (polling, up to `boundMs`) until `ready()` holds or `done` settled. */
+async function until(ready: () => boolean, done: Promise<unknown>, boundMs: number): Promise<boolean> {
+  let settled = false
+  void done.then(
+    () => (settled = true),
+    () => (settled = true)
+  )
+  for (const end = Date.now() + boundMs; Date.now() < end && !settled;) {
+    if (ready()) return true
+    await new Promise(r => setTimeout(r, 250))
+  }
+  return ready()
+}
+const end = (pids: number[]) => pids.forEach(p => asRoot(['kill', String(p)]))
+
+// The proxy runs as the run's uid outside the sandbox. The agent connects to its socket (bound read-only into the
+// view), asks the kernel for a pidfd of its peer (SO_PEERPIDFD), and takes the proxy's descriptors with
+// pidfd_getfd: same uid, dumpable, no Yama. The proxy's stdout is the action's report channel.
+const PIDFD = String.raw`use Socket;
+my $path = $ARGV[0];
+socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n";
+connect($s, pack_sockaddr_un($path)) or die "connect $path: $!\n";
+my $p = getsockopt($s, SOL_SOCKET, 77) or die "SO_PEERPIDFD: $!\n"; my $pfd = unpack("l", $p); print "pidfd=$pfd\n";
+for my $t (0..40) {
+  my $n = syscall(438, $pfd, $t, 0); next if $n < 0;
+  my $l = readlink("/proc/self/fd/$n"); print "stolen fd $t -> $l\n";
+  if ($t == 1) { open(my $o, ">&=", $n) or die "dup: $!\n"; syswrite $o, qq({"t":"reached","host":"$ARGV[1]","port":443}\n) x 3; print "forged\n" }
+}`
+
+describe.each(KINDS)('red: the proxy, same uid as the agent ($name)', kind => {
+  test("the agent cannot take the proxy's descriptors (pidfd_getfd) nor forge the network report through them", async () => {
+    const forged = `forged-${hex(6)}.example`
+    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nperl /tmp/p.pl "$(dirname "$HOME")/net/proxy.sock" ${forged} 2>&1; echo tried`
+    const r = await agent([bash(cmd), text('Done.')], userRun(kind))
+    const out = toolResults(r)[0]
+    expect(out).toMatch(/tried$/)
+    // what the action reports: the forged host was never reached
+    expect(r.comment.updates.join('\n')).not.toContain(forged)
+    expect(r.run.summary).not.toContain(forged)
+    expect(out).not.toMatch(/stolen fd/)
+  }, 900_000)
+})
+
+describe.each(KINDS)('red: another local user and a running run ($name)', kind => {
+  test("as uid 65534, the agent's command text cannot be read from /proc/<pid>/cmdline", async () => {
+    const canary = `CANARY-cmd-${hex(8)}`
+    const hold = `7${hex(3).replace(/\D/g, '1')}.${process.pid}`
+    const running = agent([bash(`: ${canary}; sleep ${hold}; echo held`), text('Done.')], userRun(kind))
+    const held = await until(() => sleepers(hold).length > 0, running, 300_000)
+    let out = ''
+    try {
+      expect(held).toBe(true)
+      // the canary in the environment only: the look's own command lines never hold it
+      const look = `for p in /proc/[0-9]*; do l=$(tr '\\0' ' ' < "$p/cmdline" 2>/dev/null); [[ $l == *"$C"* ]] && echo "$p: $l"; done; echo looked`
+      const [cmd, args] = rootArgv([
+        'env',
+        `C=${canary}`,
+        'setpriv',
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        'bash',
+        '-c',
+        look
+      ])
+      out = (await execFileP(cmd, args, { cwd: '/', env: { PATH: '/usr/bin:/bin' }, maxBuffer: 64 << 20 })).stdout
+    } finally {
+      end(sleepers(hold))
+    }
+    await running
+    expect(out).toMatch(/looked/)
+    expect(out.split('\n').filter(l => l.includes(canary))).toEqual([])
+  }, 900_000)
+})
+
+describe.each(KINDS.filter(k => !k.asUser && isRoot))('red: descriptors the action inherited ($name)', kind => {
+  test("a descriptor the action inherited (a host folder) does not reach the agent's commands", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'red-fd-'))
+    const canary = `CANARY-fd-${hex(8)}`
+    writeFileSync(path.join(dir, 'secret.txt'), `${canary}\n`)
+    chmodSync(dir, 0o755)
+    // the action's node, started with a folder open on fd 9 without close-on-exec (as a parent process may leave it)
+    const wrapper = path.join(dir, 'node-with-fd')
+    writeFileSync(wrapper, `#!/bin/bash\nexec 9<${JSON.stringify(dir)}\nexec ${JSON.stringify(ACTION_NODE)} "$@"\n`)
+    chmodSync(wrapper, 0o755)
+    try {
+      const look = `ls -l /proc/self/fd; for f in /proc/self/fd/*; do cat "$f/secret.txt" 2>/dev/null; done; echo looked`
+      const r = await agent([bash(look), text('Done.')], { ...userRun(kind), extra: { node: wrapper } })
+      const out = toolResults(r)[0]
+      expect(out).toMatch(/looked$/)
+      expect(out).not.toContain(canary)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 900_000)
+})
