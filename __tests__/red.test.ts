@@ -106,9 +106,11 @@ describe.each(KINDS.filter(k => !k.asUser && isRoot))('red: descriptors the acti
     const canary = `CANARY-fd-${hex(8)}`
     writeFileSync(path.join(dir, 'secret.txt'), `${canary}\n`)
     chmodSync(dir, 0o755)
-    // the action's node, started with a folder open on fd 9 without close-on-exec (as a parent process may leave it)
+    // the action's node, started with a host folder open on fd 250 without close-on-exec (as a parent process may
+    // leave it: the runner, a wrapper script, jest's own fd 251 does the same); every process down to the commands
+    // keeps it, and /proc/self/fd/250 is a path into the host's file system whatever the root
     const wrapper = path.join(dir, 'node-with-fd')
-    writeFileSync(wrapper, `#!/bin/bash\nexec 9<${JSON.stringify(dir)}\nexec ${JSON.stringify(ACTION_NODE)} "$@"\n`)
+    writeFileSync(wrapper, `#!/bin/bash\nexec 250<${JSON.stringify(dir)}\nexec ${JSON.stringify(ACTION_NODE)} "$@"\n`)
     chmodSync(wrapper, 0o755)
     try {
       const look = `ls -l /proc/self/fd; for f in /proc/self/fd/*; do cat "$f/secret.txt" 2>/dev/null; done; echo looked`
