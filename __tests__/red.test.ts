@@ -123,3 +123,14 @@ describe.each(KINDS.filter(k => !k.asUser && isRoot))('red: descriptors the acti
     }
   }, 900_000)
 })
+
+describe.each(KINDS)("red: a full tmpfs and the hand-back ($name)", kind => {
+  test('with the run\'s tmpfs filled by the agent, its change still comes back (or the report says why)', async () => {
+    const mark = `CHANGE-${hex(6)}`
+    const fill = `echo ${mark} >> README.md; head -c 400M /dev/zero > /tmp/fill 2>&1; head -c 100M /dev/zero > /dev/shm/fill 2>&1; df -k / 2>&1 | tail -1; echo filled`
+    const r = await agent([bash(fill), text('Done.')], userRun(kind, { 'memory-limit': '256' }))
+    expect(toolResults(r)[0]).toMatch(/filled$/)
+    const body = r.comment.updates[r.comment.updates.length - 1]
+    expect(body).toMatch(/README\.md|could not|cannot/)
+  }, 900_000)
+})
