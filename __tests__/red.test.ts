@@ -51,7 +51,7 @@ my $p = getsockopt($s, SOL_SOCKET, 77) or die "SO_PEERPIDFD: $!\n"; my $pfd = un
 for my $t (0..40) {
   my $n = syscall(438, $pfd, $t, 0); next if $n < 0;
   my $l = readlink("/proc/self/fd/$n"); print "stolen fd $t -> $l\n";
-  if ($t == 1) { open(my $o, ">&=", $n) or die "dup: $!\n"; syswrite $o, qq({"t":"reached","host":"$ARGV[1]","port":443}\n) x 3; print "forged\n" }
+  if ($t == 1) { open(my $o, ">&=", $n) or die "dup: $!\n"; syswrite $o, (($ARGV[2] // qq({"t":"reached","host":"$ARGV[1]","port":443})) . "\n") x 3; print "forged\n" }
 }`
 
 describe.each(KINDS)('red: the proxy, same uid as the agent ($name)', kind => {
@@ -65,6 +65,18 @@ describe.each(KINDS)('red: the proxy, same uid as the agent ($name)', kind => {
     expect(r.comment.updates.join('\n')).not.toContain(forged)
     expect(r.run.summary).not.toContain(forged)
     expect(out).not.toMatch(/stolen fd/)
+  }, 900_000)
+})
+
+describe.each(KINDS)('red: the proxy, same uid as the agent: its stop reason ($name)', kind => {
+  test("a forged proxy failure through its stolen stdout does not put the agent's text into the report", async () => {
+    const mark = `forged-${hex(6)}`
+    const line = JSON.stringify({ t: 'error', why: `${mark} [see](https://evil.example/${mark}) **now**` })
+    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nperl /tmp/p.pl "$(dirname "$HOME")/net/proxy.sock" x '${line}' 2>&1; echo tried`
+    const r = await agent([bash(cmd), text('Done.')], userRun(kind))
+    expect(toolResults(r)[0]).toMatch(/tried$/)
+    const said = r.comment.updates.join('\n') + r.run.summary + r.run.stdout
+    expect(said.split('\n').filter(l => l.includes(mark) && !l.includes('perl /tmp/p.pl'))).toEqual([])
   }, 900_000)
 })
 
@@ -124,8 +136,8 @@ describe.each(KINDS.filter(k => !k.asUser && isRoot))('red: descriptors the acti
   }, 900_000)
 })
 
-describe.each(KINDS)("red: a full tmpfs and the hand-back ($name)", kind => {
-  test('with the run\'s tmpfs filled by the agent, its change still comes back (or the report says why)', async () => {
+describe.each(KINDS)('red: a full tmpfs and the hand-back ($name)', kind => {
+  test("with the run's tmpfs filled by the agent, its change still comes back (or the report says why)", async () => {
     const mark = `CHANGE-${hex(6)}`
     const fill = `echo ${mark} >> README.md; head -c 400M /dev/zero > /tmp/fill 2>&1; head -c 100M /dev/zero > /dev/shm/fill 2>&1; df -k / 2>&1 | tail -1; echo filled`
     const r = await agent([bash(fill), text('Done.')], userRun(kind, { 'memory-limit': '256' }))
