@@ -57,13 +57,14 @@ for my $t (0..40) {
 describe.each(KINDS)('red: the proxy, same uid as the agent ($name)', kind => {
   test("the agent cannot take the proxy's descriptors (pidfd_getfd) nor forge the network report through them", async () => {
     const forged = `forged-${hex(6)}.example`
-    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nperl /tmp/p.pl "$(dirname "$HOME")/net/proxy.sock" ${forged} 2>&1; echo tried`
+    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nfor s in "$(dirname "$HOME")/net/proxy.sock" "$(dirname "$HOME")/proxy/net/proxy.sock"; do perl /tmp/p.pl "$s" ${forged} 2>&1; done; echo tried`
     const r = await agent([bash(cmd), text('Done.')], userRun(kind))
     const out = toolResults(r)[0]
     expect(out).toMatch(/tried$/)
     // what the action reports: the forged host was never reached
-    expect(r.comment.updates.join('\n')).not.toContain(forged)
-    expect(r.run.summary).not.toContain(forged)
+    // (the command's own text, shown in the report, holds the name: only the network lines count)
+    const said = (r.comment.updates.join('\n') + r.run.summary).split('\n')
+    expect(said.filter(l => l.includes(forged) && /Reached|reached/.test(l) && !l.includes('perl /tmp/p.pl'))).toEqual([])
     expect(out).not.toMatch(/stolen fd/)
   }, 900_000)
 })
@@ -72,7 +73,7 @@ describe.each(KINDS)('red: the proxy, same uid as the agent: its stop reason ($n
   test("a forged proxy failure through its stolen stdout does not put the agent's text into the report", async () => {
     const mark = `forged-${hex(6)}`
     const line = JSON.stringify({ t: 'error', why: `${mark} [see](https://evil.example/${mark}) **now**` })
-    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nperl /tmp/p.pl "$(dirname "$HOME")/net/proxy.sock" x '${line}' 2>&1; echo tried`
+    const cmd = `cat > /tmp/p.pl <<'EOF'\n${PIDFD}\nEOF\nfor s in "$(dirname "$HOME")/net/proxy.sock" "$(dirname "$HOME")/proxy/net/proxy.sock"; do perl /tmp/p.pl "$s" x '${line}' 2>&1; done; echo tried`
     const r = await agent([bash(cmd), text('Done.')], userRun(kind))
     expect(toolResults(r)[0]).toMatch(/tried$/)
     const said = r.comment.updates.join('\n') + r.run.summary + r.run.stdout
