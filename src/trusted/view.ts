@@ -143,7 +143,7 @@ export async function enterView(cfg: ServerConfig, root: string, etc?: string): 
 /**
  * In the run's network namespace: loopback up, and a byte-for-byte bridge from 127.0.0.1:<port> and [::1]:<port> to
  * the socket of the proxy, which runs outside as the run's uid (never root) in the host's `<runDir>/net` (that uid's,
- * 0700; bound read-only into the view). Without `ip` the namespace has no network at all: closed, and said.
+ * 0700; bound read-only under a root-only folder of the view). Without `ip` the namespace has no network at all: closed, and said.
  */
 export async function netBridge(
   cfg: ServerConfig,
@@ -154,9 +154,11 @@ export async function netBridge(
   if (!cfg.proxyBundle) throw new Error("no proxy bundle: the proxy's files are not known")
   fs.mkdirSync(dir, { mode: 0o700 })
   fs.chownSync(dir, account.uid, account.gid)
-  fs.mkdirSync(root + dir, { mode: 0o700 })
-  await must('the proxy folder', cfg.bins.mount, ['--bind', dir, root + dir])
-  await must('the proxy folder', cfg.bins.mount, ['-o', 'remount,bind,ro,nosuid,nodev,noexec', root + dir])
+  // in the view under a root-only folder: only the bridge connects (a peer's pidfd gives its same-uid descriptors away)
+  const seen = pathM.join(cfg.runDir as string, 'proxy', 'net')
+  fs.mkdirSync(root + seen, { recursive: true, mode: 0o700 })
+  await must('the proxy folder', cfg.bins.mount, ['--bind', dir, root + seen])
+  await must('the proxy folder', cfg.bins.mount, ['-o', 'remount,bind,ro,nosuid,nodev,noexec', root + seen])
   // the proxy's node and bundle where the run's uid can reach them (a runner's home may be closed to others):
   // root's folder <runDir>/bin, each file linked (same file system) or copied, never writable by that uid
   const bin = pathM.join(cfg.runDir as string, 'bin')
@@ -171,7 +173,7 @@ export async function netBridge(
       fs.copyFileSync(from, pathM.join(bin, name))
     }
   }
-  const socket = pathM.join(dir, 'proxy.sock')
+  const socket = pathM.join(seen, 'proxy.sock')
   if (!cfg.bins.ip) return { netProblem: 'ip (iproute2) was not found, so the commands had no network at all' }
   const up = await run(cfg.bins.ip, ['link', 'set', 'lo', 'up'])
   if (up.code !== 0) return { netProblem: `loopback could not be brought up (${firstLine(up)}): the commands had no network at all` }
@@ -190,5 +192,5 @@ export async function netBridge(
     })
   const port = await listen('127.0.0.1', 0)
   await listen('::1', port).catch(() => undefined) // no IPv6 on loopback: 127.0.0.1 only
-  return { proxyPort: port, proxySocket: socket }
+  return { proxyPort: port, proxySocket: pathM.join(dir, 'proxy.sock') }
 }
