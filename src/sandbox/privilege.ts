@@ -147,4 +147,19 @@ export async function canUnshare(priv: Privilege, unshare: string | undefined, t
  * prints or fails would break the server's start. --posix: a non-interactive
  * POSIX shell reads no BASH_ENV either (startServer passes none, but still).
  */
-export const serverShell = (bash: string): string[] => [bash, '--norc', '--noprofile', '--posix', '-c', '"$@"; exit $?', 'bash']
+export const serverShell = (bash: string): string[] => [
+  bash,
+  '--norc',
+  '--noprofile',
+  '--posix',
+  '-c',
+  CLOSE_INHERITED + '"$@"; exit $?',
+  'bash'
+]
+
+/**
+ * Descriptors beyond stdio that the action inherited without close-on-exec (from the runner, a wrapper; sudo closes
+ * them, root does not) would pass to the server and every command: an open folder is a way out of the view
+ * (/proc/self/fd/<n>). The server's shell closes them first (the listing's own descriptor is gone by then).
+ */
+const CLOSE_INHERITED = 'for f in /proc/self/fd/*; do f=${f##*/}; case $f in 0|1|2) ;; *) eval "exec $f>&-" 2>/dev/null;; esac; done; '
