@@ -86,7 +86,8 @@ class FrameWriter {
 }
 
 // One bash per command: stderr joins stdout, then the command runs as the script's own text, no positional parameters.
-const SCRIPT = 'exec 2>&1; __bash_agent_command=$1; shift; eval "unset __bash_agent_command; $__bash_agent_command"'
+// The text comes in the environment, never argv: any local user reads a process's cmdline, only its uid its environ.
+const SCRIPT = 'exec 2>&1; eval "unset __bash_agent_command; $__bash_agent_command"'
 
 class CommandServer {
   private cfg: ServerConfig | undefined
@@ -145,9 +146,9 @@ class CommandServer {
     const cgroup = this.cgroup
     try {
       // in a cgroup of its own before it runs anything: it waits on fd 3 until put there
-      child = spawn((this.cfg as ServerConfig).bins.bash, ['-c', gated(SCRIPT, cgroup), 'bash', req.command], {
+      child = spawn((this.cfg as ServerConfig).bins.bash, ['-c', gated(SCRIPT, cgroup), 'bash'], {
         cwd: req.cwd || this.workdir,
-        env: req.env,
+        env: { ...req.env, __bash_agent_command: req.command },
         stdio: ['ignore', 'pipe', 'ignore', ...(cgroup.dir ? (['pipe'] as const) : [])],
         detached: true,
         ...this.account
