@@ -8,7 +8,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { bash, text } from './helpers/fake-anthropic'
 import { ACTION_NODE, cleanupRuns } from './helpers/run-action'
-import { agent, sleepers, toolResults } from './helpers/agent-run'
+import { agent, sleepers, toolResults, until } from './helpers/agent-run'
 import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
 
 const KINDS = sandboxKinds().slice(0, 1)
@@ -25,19 +25,6 @@ const userRun = (kind: Kind, inputs: Record<string, string> = {}) => ({
   timeoutMs: 900_000
 })
 
-/** Waits (polling, up to `boundMs`) until `ready()` holds or `done` settled. */
-async function until(ready: () => boolean, done: Promise<unknown>, boundMs: number): Promise<boolean> {
-  let settled = false
-  void done.then(
-    () => (settled = true),
-    () => (settled = true)
-  )
-  for (const end = Date.now() + boundMs; Date.now() < end && !settled;) {
-    if (ready()) return true
-    await new Promise(r => setTimeout(r, 250))
-  }
-  return ready()
-}
 const end = (pids: number[]) => pids.forEach(p => asRoot(['kill', String(p)]))
 
 // The proxy runs as the run's uid outside the sandbox. The agent connects to its socket (bound read-only into the

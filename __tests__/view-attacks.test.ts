@@ -15,7 +15,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { bash, text, type Reply } from './helpers/fake-anthropic'
 import { cleanupRuns } from './helpers/run-action'
-import { agent, sleepers, toolResults, type Ran } from './helpers/agent-run'
+import { agent, sleepers, toolResults, type Ran, until } from './helpers/agent-run'
 import { isRoot, sandboxKinds, type Kind } from './helpers/kinds'
 import { git } from './helpers/git'
 import { usedBy } from '../src/trusted/setup'
@@ -68,20 +68,6 @@ const userRun = (kind: Kind, o: { inputs?: Record<string, string>; workspace?: s
   extra: { asUser: kind.asUser, ...(o.workspace ? { workspace: o.workspace } : {}) },
   timeoutMs: 360_000
 })
-
-/** Waits (polling, up to `boundMs`) until `ready()` holds or `done` settled; says which. */
-async function until(ready: () => boolean, done: Promise<unknown>, boundMs: number): Promise<boolean> {
-  let settled = false
-  void done.then(
-    () => (settled = true),
-    () => (settled = true)
-  )
-  for (const end = Date.now() + boundMs; Date.now() < end && !settled;) {
-    if (ready()) return true
-    await new Promise(r => setTimeout(r, 250))
-  }
-  return ready()
-}
 
 /** Ends the processes with these ids (the agent's `sleep`, which the test's own run started). */
 const end = (pids: number[]) => {

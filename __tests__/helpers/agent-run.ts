@@ -123,3 +123,17 @@ export function toolResults(r: Ran): string[] {
   }
   return out
 }
+
+/** Waits (polling, up to `boundMs`) until `ready()` holds or `done` settled; says which. */
+export async function until(ready: () => boolean, done: Promise<unknown>, boundMs: number): Promise<boolean> {
+  let settled = false
+  void done.then(
+    () => (settled = true),
+    () => (settled = true)
+  )
+  for (const end = Date.now() + boundMs; Date.now() < end && !settled;) {
+    if (ready()) return true
+    await new Promise(r => setTimeout(r, 250))
+  }
+  return ready()
+}

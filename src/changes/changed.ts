@@ -21,7 +21,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs'
 import { join } from 'node:path'
 import type { Exec } from './exec'
 import { localScratch, newScratchRepository, PatchError, safeGit, type ScratchFs } from './git'
-import { carriedPart, carriedTree, checkedRounds, type ComputedPatch, type HeldBack, type PatchOptions } from './patch'
+import { carriedPart, carriedTree, checkedRounds, splitNul, type ComputedPatch, type HeldBack, type PatchOptions } from './patch'
 
 /** One entry of the upper layer: find's %y type, its path (relative, bytes), and whether the agent wrote it. */
 export interface UpperEntry {
@@ -62,16 +62,6 @@ export function parseUpper(out: Buffer): UpperEntry[] {
     entries.push({ fresh: rec[0] === 0x31, type: rec.subarray(2, s).toString('latin1'), path: rec.subarray(s + 1).toString('latin1') })
   }
   return entries
-}
-
-function splitNul(out: Buffer): Buffer[] {
-  const parts: Buffer[] = []
-  for (let at = 0; at < out.length;) {
-    const end = out.indexOf(0, at)
-    parts.push(out.subarray(at, end < 0 ? out.length : end))
-    at = end < 0 ? out.length : end + 1
-  }
-  return parts
 }
 
 const nul = (paths: Iterable<string>): Buffer => Buffer.from([...paths].map(p => `${p}\0`).join(''), 'latin1')

@@ -185,7 +185,7 @@ async function readBlobs(git: (args: string[], input?: Buffer) => Promise<Buffer
 }
 
 /** The NUL-separated entries of `out` (git's -z output), as bytes. */
-function splitNul(out: Buffer): Buffer[] {
+export function splitNul(out: Buffer): Buffer[] {
   const parts: Buffer[] = []
   for (let at = 0; at < out.length;) {
     const end = out.indexOf(0, at)
